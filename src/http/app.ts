@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { ResolvedConfig } from '../config.ts';
+import type { DatabasePool } from '../db/pool.ts';
+import { clientAuthPlugin } from './plugins/auth.ts';
+import { clientIpPlugin } from './plugins/client-ip.ts';
+import { corsPlugin } from './plugins/cors.ts';
+import { errorsPlugin } from './plugins/errors.ts';
+import { metricsPlugin } from './plugins/metrics.ts';
+import { openapiPlugin } from './plugins/openapi.ts';
+import { apiRoutes } from './routes/api/index.ts';
+import { healthRoutes } from './routes/health.ts';
+
+export interface AppDependencies {
+  readonly config: ResolvedConfig;
+  readonly pool: DatabasePool;
+  readonly logger: Logger;
+  readonly redis?: Redis | undefined;
+  readonly version?: string;
+}
+
+/** JSON bodies are small; uploads get their own, larger limit on their own routes. */
+const BODY_LIMIT_BYTES = 1024 * 1024;
+const requestIdPattern = /^[\w.-]{1,128}$/;
+
+export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // A caller-supplied X-Request-Id is kept when it looks like an id, so traces join up across services.
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
+    },
+    return503OnClosing: true,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onSend', (request, reply, payload, done) => {
+    void reply.header('x-request-id', request.id);
+    done(null, payload);
+  });
+
+  await app.register(errorsPlugin);
+  await app.register(clientIpPlugin, { trustProxyHops: config.TRUST_PROXY_HOPS });
+  await app.register(corsPlugin, { origins: config.CORS_ORIGINS, production: config.NODE_ENV === 'production' });
+  await app.register(metricsPlugin);
+  await app.register(openapiPlugin, { version: deps.version ?? '0.0.0' });
+  await app.register(clientAuthPlugin, { secret: config.JWT_SECRET, requireExp: config.REQUIRE_JWT_EXP });
+
+  await app.register(healthRoutes, { pool: deps.pool });
+  await app.register(apiRoutes, {
+    prefix: '/api',
+    pool: deps.pool,
+    redis: deps.redis,
+    rateLimitPerMinute: config.API_RATE_LIMIT_PER_MINUTE,
+    devtools: {
+      enabled: config.ENABLE_DEVTOOLS && config.NODE_ENV !== 'production',
+      resetAll: config.ENABLE_DEVTOOLS_RESET_ALL,
+    },
+  });
+  return app;
+}

@@ -1,0 +1,42 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
+
+/**
+ * Anything that can carry a credential is redacted wherever it appears, and request and response
+ * bodies are never logged (no serializer includes them). URLs are logged without their query
+ * string, because signed file links carry their signature there.
+ */
+export const redactPaths = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-hub-signature"]',
+  'res.headers["set-cookie"]',
+  'headers.authorization',
+  'headers.cookie',
+  'headers["x-hub-signature"]',
+  'authorization',
+  'token',
+  'password',
+  '*.token',
+  '*.password',
+  '*.secret',
+];
+
+export function loggerOptions(level: string): LoggerOptions {
+  return {
+    level,
+    redact: { paths: redactPaths, censor: '[redacted]' },
+    serializers: {
+      req: (req: FastifyRequest) => ({
+        method: req.method,
+        url: req.url.split('?')[0],
+        ip: req.clientIp || req.ip,
+      }),
+      res: (res: FastifyReply) => ({ statusCode: res.statusCode }),
+    },
+  };
+}
+
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return destination ? pino(loggerOptions(level), destination) : pino(loggerOptions(level));
+}

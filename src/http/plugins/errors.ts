@@ -1,0 +1,57 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { type FieldError, HttpProblem, type Problem, problem } from '../problem.ts';
+
+function validationErrors(error: FastifyError): FieldError[] {
+  const where = error.validationContext ?? 'body';
+  return (error.validation ?? []).flatMap((v) => {
+    const base = [where, ...v.instancePath.split('/').filter(Boolean)].join('.');
+    // An unknown field is reported once per key, at the key's own path.
+    const keys = (v.params as { keys?: unknown }).keys;
+    if (v.keyword === 'unrecognized_keys' && Array.isArray(keys)) {
+      return keys.map((k) => ({ path: `${base}.${String(k)}`, message: 'unknown field' }));
+    }
+    return [{ path: base, message: v.message ?? 'invalid' }];
+  });
+}
+
+// Fastify's own errors that are the client's fault, mapped to stable codes. Anything else is a 500
+// whose details stay in the log.
+function toProblem(error: FastifyError): Problem {
+  if (error instanceof HttpProblem) return problem(error.statusCode, error.code, error.detail);
+  if (error.validation) return problem(400, 'validation_failed', 'The request is invalid.', validationErrors(error));
+  switch (error.code) {
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return problem(400, 'validation_failed', 'The body is not valid JSON.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return problem(400, 'validation_failed', 'Content-Length does not match the body.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return problem(413, 'payload_too_large', 'The body is larger than this endpoint accepts.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return problem(415, 'unsupported_media_type', 'This content type is not accepted here.');
+    default:
+      break;
+  }
+  if (error.statusCode === 429) return problem(429, 'rate_limited', 'Too many requests; retry later.');
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return problem(error.statusCode, 'bad_request', undefined);
+  }
+  return problem(500, 'internal_error');
+}
+
+export const errorsPlugin = fp(
+  (app: FastifyInstance) => {
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      const body = toProblem(error);
+      if (body.status >= 500) request.log.error({ err: error }, 'request failed');
+      else request.log.info({ code: body.code }, 'request refused');
+      if (error instanceof HttpProblem) void reply.headers(error.headers);
+      return reply.code(body.status).type('application/problem+json').send(body);
+    });
+    app.setNotFoundHandler((_request, reply) => {
+      return reply.code(404).type('application/problem+json').send(problem(404, 'not_found', 'No such resource.'));
+    });
+  },
+  { name: 'errors' },
+);

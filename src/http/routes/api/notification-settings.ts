@@ -1,0 +1,50 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  notificationSettingsSchema,
+  readNotificationSettings,
+  updateNotificationSettings,
+} from '../../../db/notification-settings.ts';
+import type { DatabasePool } from '../../../db/pool.ts';
+import { userOf } from '../../plugins/auth.ts';
+import { problemSchema } from '../../problem.ts';
+
+const patchSchema = z
+  .strictObject({
+    chatMessages: z.boolean().optional(),
+    ticketUpdates: z.boolean().optional(),
+    systemNotices: z.boolean().optional(),
+  })
+  .meta({ id: 'NotificationSettingsPatch' });
+
+const errors = { 400: problemSchema, 401: problemSchema, 429: problemSchema };
+const tags = ['settings'];
+const security = [{ sessionJwt: [] }];
+
+export const notificationSettingsRoutes: FastifyPluginAsyncZod<{ pool: DatabasePool }> = async (app, { pool }) => {
+  app.get(
+    '/settings/notifications',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "The caller's notification preferences (all on by default)",
+        response: { 200: notificationSettingsSchema, ...errors },
+      },
+    },
+    (request) => readNotificationSettings(pool, userOf(request)),
+  );
+  app.put(
+    '/settings/notifications',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Updates any subset of the notification preferences',
+        body: patchSchema,
+        response: { 200: notificationSettingsSchema, ...errors },
+      },
+    },
+    (request) => updateNotificationSettings(pool, userOf(request), request.body),
+  );
+};

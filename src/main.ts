@@ -1,0 +1,115 @@
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { ConfigError, type Config, loadConfig, type ResolvedConfig } from './config.ts';
+import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.ts';
+import { migrate } from './db/migrate.ts';
+import { createDatabasePool, type DatabasePool } from './db/pool.ts';
+import { resolveSecrets } from './dev-secrets.ts';
+import { DEMO_USER_ID, mintSessionToken } from './dev-token.ts';
+import { buildApp } from './http/app.ts';
+import { createLogger } from './http/logger.ts';
+import { createRedis } from './integrations/redis.ts';
+import { version } from './version.ts';
+
+const SHUTDOWN_TIMEOUT_MS = 15_000;
+const DEMO_TOKEN_TTL_SECONDS = 24 * 3600;
+
+interface Running {
+  app?: FastifyInstance;
+  pool?: DatabasePool;
+  redis?: Redis;
+  embedded?: EmbeddedDatabase;
+}
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`Refusing to start: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+/** Stops in reverse order of start; every step runs even if an earlier one failed. */
+async function stopAll(running: Running, logger: Logger): Promise<boolean> {
+  let clean = true;
+  const step = async (name: string, fn: () => Promise<unknown>) => {
+    try {
+      await fn();
+    } catch (error) {
+      clean = false;
+      logger.error({ err: error }, `shutdown: ${name} failed`);
+    }
+  };
+  const { app, pool, redis, embedded } = running;
+  if (app) await step('http server', () => app.close());
+  if (pool) await step('database pool', () => pool.end());
+  if (redis) await step('redis', () => redis.quit());
+  if (embedded) await step('embedded postgres', () => embedded.stop());
+  return clean;
+}
+
+function printBanner(config: ResolvedConfig, app: FastifyInstance): void {
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
+  const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const lines = [`Service listening on ${base}`, `  API docs:   ${base}/docs`];
+  if (config.NODE_ENV !== 'production') {
+    const { token, expiresAt } = mintSessionToken(config.JWT_SECRET, DEMO_USER_ID, DEMO_TOKEN_TTL_SECONDS);
+    lines.push(
+      `  Demo user:  ${DEMO_USER_ID} (session token valid until ${expiresAt.toISOString()})`,
+      `  export TOKEN=${token}`,
+      `  curl -H "Authorization: Bearer $TOKEN" ${base}/api/settings/notifications`,
+    );
+  }
+  // Printed, not logged: the demo token is meant for the developer's terminal, never for log storage.
+  process.stdout.write(`\n${lines.join('\n')}\n\n`);
+}
+
+async function main(): Promise<void> {
+  const baseConfig = readConfig();
+  const logger = createLogger(baseConfig.LOG_LEVEL);
+  const running: Running = {};
+  let stopping = false;
+
+  const shutdown = async (reason: string, code: number) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ reason }, 'shutting down');
+    setTimeout(() => {
+      logger.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS).unref();
+    const clean = await stopAll(running, logger);
+    process.exit(clean ? code : 1);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => void shutdown(signal, 0));
+  }
+
+  try {
+    const config = await resolveSecrets(baseConfig);
+    let databaseUrl = config.DATABASE_URL;
+    if (!databaseUrl) {
+      running.embedded = await startEmbeddedPostgres(config.DATA_DIR, logger);
+      databaseUrl = running.embedded.url;
+    }
+    await migrate(databaseUrl, logger);
+    running.pool = await createDatabasePool(databaseUrl);
+    if (config.REDIS_URL) running.redis = createRedis(config.REDIS_URL, logger);
+    if (stopping) return;
+    running.app = await buildApp({ config, pool: running.pool, redis: running.redis, logger, version });
+    await running.app.listen({ host: config.HOST, port: config.PORT });
+    printBanner(config, running.app);
+  } catch (error) {
+    logger.fatal({ err: error }, 'startup failed');
+    await shutdown('startup failed', 1);
+  }
+}
+
+await main();
