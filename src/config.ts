@@ -9,7 +9,10 @@ const flag = z.preprocess(
   z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true'),
 );
 const int = (min: number, max: number, fallback: number) =>
-  z.preprocess((v) => (v === '' || v === undefined ? fallback : v), z.coerce.number().int().min(min).max(max));
+  z.preprocess(
+    (v) => (v === '' || v === undefined ? fallback : v),
+    z.coerce.number().int().min(min).max(max),
+  );
 const optionalInt = (min: number, max: number) =>
   z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(min).max(max).optional());
 
@@ -117,7 +120,8 @@ export function productionGuardFailures(config: Config): GuardFailure[] {
     fail('FILE_URL_SECRET', `must be at least ${MIN_SECRET_LENGTH} characters`);
   else if (file === jwt || file === admin)
     fail('FILE_URL_SECRET', 'must differ from JWT_SECRET and ADMIN_SESSION_SECRET');
-  if (config.SUPPORT_BASE_URL) fail('SUPPORT_BASE_URL', 'must not be set: a custom provider URL could leak the token');
+  if (config.SUPPORT_BASE_URL)
+    fail('SUPPORT_BASE_URL', 'must not be set: a custom provider URL could leak the token');
   if (!config.DATABASE_URL) fail('DATABASE_URL', 'must be set: production never starts an embedded database');
   return failures;
 }
@@ -135,7 +139,9 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`));
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`),
+    );
   }
   const config = parsed.data;
   if (config.NODE_ENV === 'production') {

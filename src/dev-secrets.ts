@@ -18,7 +18,11 @@ const SECRETS_FILE = 'dev-secrets.json';
  * demand all three secrets.
  */
 export async function resolveSecrets(config: Config): Promise<ResolvedConfig> {
-  const given = { JWT_SECRET: config.JWT_SECRET, ADMIN_SESSION_SECRET: config.ADMIN_SESSION_SECRET, FILE_URL_SECRET: config.FILE_URL_SECRET };
+  const given = {
+    JWT_SECRET: config.JWT_SECRET,
+    ADMIN_SESSION_SECRET: config.ADMIN_SESSION_SECRET,
+    FILE_URL_SECRET: config.FILE_URL_SECRET,
+  };
   if (given.JWT_SECRET && given.ADMIN_SESSION_SECRET && given.FILE_URL_SECRET) {
     return { ...config, ...given } as ResolvedConfig;
   }
@@ -30,9 +34,9 @@ export async function resolveSecrets(config: Config): Promise<ResolvedConfig> {
   try {
     stored = storedSecrets.parse(JSON.parse(await readFile(file, 'utf8')));
   } catch {
-    stored = Object.fromEntries(secretNames.map((n) => [n, randomBytes(32).toString('base64url')])) as z.infer<
-      typeof storedSecrets
-    >;
+    stored = Object.fromEntries(
+      secretNames.map((n) => [n, randomBytes(32).toString('base64url')]),
+    ) as z.infer<typeof storedSecrets>;
     await mkdir(config.DATA_DIR, { recursive: true });
     await writeFile(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
   }

@@ -77,6 +77,7 @@ async function main(): Promise<void> {
   const running: Running = {};
   let stopping = false;
 
+  // A second signal (Ctrl-C reaches both the npm wrapper and this process) must not restart the stop.
   const shutdown = async (reason: string, code: number) => {
     if (stopping) return;
     stopping = true;
@@ -102,7 +103,6 @@ async function main(): Promise<void> {
     await migrate(databaseUrl, logger);
     running.pool = await createDatabasePool(databaseUrl);
     if (config.REDIS_URL) running.redis = createRedis(config.REDIS_URL, logger);
-    if (stopping) return;
     running.app = await buildApp({ config, pool: running.pool, redis: running.redis, logger, version });
     await running.app.listen({ host: config.HOST, port: config.PORT });
     printBanner(config, running.app);

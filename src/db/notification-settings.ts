@@ -20,14 +20,21 @@ export const defaultNotificationSettings: NotificationSettings = {
   systemNotices: true,
 };
 
-const row = z.object({ chat_messages: z.boolean(), ticket_updates: z.boolean(), system_notices: z.boolean() });
+const row = z.object({
+  chat_messages: z.boolean(),
+  ticket_updates: z.boolean(),
+  system_notices: z.boolean(),
+});
 const toSettings = (r: z.infer<typeof row>): NotificationSettings => ({
   chatMessages: r.chat_messages,
   ticketUpdates: r.ticket_updates,
   systemNotices: r.system_notices,
 });
 
-export async function readNotificationSettings(pool: DatabasePool, userId: string): Promise<NotificationSettings> {
+export async function readNotificationSettings(
+  pool: DatabasePool,
+  userId: string,
+): Promise<NotificationSettings> {
   const found = await pool.maybeOne(sql.type(row)`
     SELECT chat_messages, ticket_updates, system_notices
     FROM notification_settings WHERE user_id = ${userId}`);

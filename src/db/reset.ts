@@ -10,10 +10,12 @@ export async function emptyAllTables(pool: DatabasePool): Promise<string[]> {
     WHERE schemaname = current_schema() AND tablename <> ${MIGRATIONS_TABLE}
     ORDER BY tablename`);
   if (tables.length > 0) {
-    await pool.query(sql.unsafe`TRUNCATE ${sql.join(
-      tables.map((t) => sql.identifier([t])),
-      sql.fragment`, `,
-    )} RESTART IDENTITY CASCADE`);
+    await pool.query(
+      sql.unsafe`TRUNCATE ${sql.join(
+        tables.map((t) => sql.identifier([t])),
+        sql.fragment`, `,
+      )} RESTART IDENTITY CASCADE`,
+    );
   }
   return [...tables];
 }

@@ -28,8 +28,9 @@ const requestIdPattern = /^[\w.-]{1,128}$/;
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const { config } = deps;
+  const loggerInstance: FastifyBaseLogger = deps.logger;
   const app = Fastify({
-    loggerInstance: deps.logger as FastifyBaseLogger,
+    loggerInstance,
     bodyLimit: BODY_LIMIT_BYTES,
     // A caller-supplied X-Request-Id is kept when it looks like an id, so traces join up across services.
     requestIdHeader: false,
@@ -42,6 +43,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // The API speaks JSON; a text body is a client mistake worth a clear 415, not a confusing 400.
+  app.removeContentTypeParser('text/plain');
   app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);
     done(null, payload);
@@ -49,7 +52,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(errorsPlugin);
   await app.register(clientIpPlugin, { trustProxyHops: config.TRUST_PROXY_HOPS });
-  await app.register(corsPlugin, { origins: config.CORS_ORIGINS, production: config.NODE_ENV === 'production' });
+  await app.register(corsPlugin, {
+    origins: config.CORS_ORIGINS,
+    production: config.NODE_ENV === 'production',
+  });
   await app.register(metricsPlugin);
   await app.register(openapiPlugin, { version: deps.version ?? '0.0.0' });
   await app.register(clientAuthPlugin, { secret: config.JWT_SECRET, requireExp: config.REQUIRE_JWT_EXP });

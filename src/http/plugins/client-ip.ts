@@ -13,7 +13,11 @@ declare module 'fastify' {
  * X-Forwarded-For (each trusted proxy appends the address it saw). With 0 hops the header is ignored,
  * because anyone can send it. Fastify's numeric `trustProxy` is not used: 5.12.1+ ignores it.
  */
-export function clientIp(forwardedFor: string | string[] | undefined, socketAddress: string, hops: number): string {
+export function clientIp(
+  forwardedFor: string | string[] | undefined,
+  socketAddress: string,
+  hops: number,
+): string {
   if (hops <= 0 || forwardedFor === undefined) return socketAddress;
   const header = Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor;
   const chain = header

@@ -19,7 +19,8 @@ function validationErrors(error: FastifyError): FieldError[] {
 // whose details stay in the log.
 function toProblem(error: FastifyError): Problem {
   if (error instanceof HttpProblem) return problem(error.statusCode, error.code, error.detail);
-  if (error.validation) return problem(400, 'validation_failed', 'The request is invalid.', validationErrors(error));
+  if (error.validation)
+    return problem(400, 'validation_failed', 'The request is invalid.', validationErrors(error));
   switch (error.code) {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -50,7 +51,10 @@ export const errorsPlugin = fp(
       return reply.code(body.status).type('application/problem+json').send(body);
     });
     app.setNotFoundHandler((_request, reply) => {
-      return reply.code(404).type('application/problem+json').send(problem(404, 'not_found', 'No such resource.'));
+      return reply
+        .code(404)
+        .type('application/problem+json')
+        .send(problem(404, 'not_found', 'No such resource.'));
     });
   },
   { name: 'errors' },

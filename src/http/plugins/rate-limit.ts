@@ -13,7 +13,10 @@ export interface ApiRateLimitOptions {
  * configured so every replica shares them, in memory otherwise. Runs at preParsing: after identity is
  * known, before a body is read.
  */
-export async function registerApiRateLimit(app: FastifyInstance, options: ApiRateLimitOptions): Promise<void> {
+export async function registerApiRateLimit(
+  app: FastifyInstance,
+  options: ApiRateLimitOptions,
+): Promise<void> {
   await app.register(rateLimit, {
     global: true,
     // A Redis outage must not take the API down with it: fail open, the error is logged.
@@ -23,8 +26,13 @@ export async function registerApiRateLimit(app: FastifyInstance, options: ApiRat
     timeWindow: 60_000,
     nameSpace: 'rl:api:',
     ...(options.redis ? { redis: options.redis } : {}),
-    keyGenerator: (request) => (request.userId === null ? `ip:${request.clientIp}` : `user:${request.userId}`),
-    addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
+    keyGenerator: (request) =>
+      request.userId === null ? `ip:${request.clientIp}` : `user:${request.userId}`,
+    addHeadersOnExceeding: {
+      'x-ratelimit-limit': true,
+      'x-ratelimit-remaining': true,
+      'x-ratelimit-reset': true,
+    },
     errorResponseBuilder: (_request, context) =>
       new HttpProblem(429, 'rate_limited', `Too many requests; retry after ${context.after}.`, {
         'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),

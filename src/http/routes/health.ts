@@ -7,7 +7,11 @@ import { HttpProblem } from '../problem.ts';
 const READY_TIMEOUT_MS = 2_000;
 
 async function databaseReachable(pool: DatabasePool): Promise<boolean> {
-  const timeout = new Promise<false>((done) => setTimeout(() => done(false), READY_TIMEOUT_MS).unref());
+  const timeout = new Promise<false>((done) => {
+    setTimeout(() => {
+      done(false);
+    }, READY_TIMEOUT_MS).unref();
+  });
   const check = pool
     .oneFirst(sql.type(z.object({ ok: z.number() }))`SELECT 1 AS ok`)
     .then((ok) => ok === 1)

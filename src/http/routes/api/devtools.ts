@@ -24,7 +24,10 @@ export const devtoolsRoutes: FastifyPluginAsyncZod<DevtoolsOptions> = async (app
       },
       async (request, reply) => {
         const tables = await emptyAllTables(pool);
-        request.log.warn({ tables: tables.length, userId: request.userId }, 'devtools reset-all emptied every table');
+        request.log.warn(
+          { tables: tables.length, userId: request.userId },
+          'devtools reset-all emptied every table',
+        );
         return reply.code(204).send(null);
       },
     );

@@ -21,7 +21,10 @@ const errors = { 400: problemSchema, 401: problemSchema, 429: problemSchema };
 const tags = ['settings'];
 const security = [{ sessionJwt: [] }];
 
-export const notificationSettingsRoutes: FastifyPluginAsyncZod<{ pool: DatabasePool }> = async (app, { pool }) => {
+export const notificationSettingsRoutes: FastifyPluginAsyncZod<{ pool: DatabasePool }> = async (
+  app,
+  { pool },
+) => {
   app.get(
     '/settings/notifications',
     {

@@ -1,0 +1,61 @@
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnService } from '../support/process.ts';
+
+// The README's promise: `npm start` on a fresh machine, with no DATABASE_URL, just works.
+let dataDir: string;
+beforeAll(async () => {
+  const parent = await mkdtemp(join(tmpdir(), 'svc-e2e-'));
+  // Started by root, the embedded cluster runs as `postgres`, which must be able to enter the folder.
+  await chmod(parent, 0o755);
+  dataDir = join(parent, 'data');
+});
+afterAll(async () => {
+  await rm(join(dataDir, '..'), { recursive: true, force: true });
+});
+
+function postgresProcessesUsing(dir: string): string[] {
+  const ps = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
+  return ps.split('\n').filter((line) => line.includes(dir) && !line.includes('ps -eo'));
+}
+
+async function startOnce() {
+  const run = spawnService('npm', ['start', '--silent'], { DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' });
+  const [, url] = await run.waitFor(/Service listening on (http:\/\/\S+)/, 90_000);
+  const [, token] = await run.waitFor(/export TOKEN=(\S+)/, 5_000);
+  return { run, url: url ?? '', token: token ?? '' };
+}
+
+describe('npm start with an empty DATA_DIR and no DATABASE_URL', () => {
+  it('starts an embedded database, serves, prints a working token, and stops cleanly', async () => {
+    const first = await startOnce();
+    expect(first.run.output()).toContain(`${first.url}/docs`);
+    expect((await fetch(`${first.url}/health/ready`)).status).toBe(200);
+
+    const headers = { authorization: `Bearer ${first.token}`, 'content-type': 'application/json' };
+    const put = await fetch(`${first.url}/api/settings/notifications`, {
+      method: 'PUT',
+      headers,
+      body: '{"ticketUpdates":false}',
+    });
+    expect(put.status).toBe(200);
+
+    first.run.child.kill('SIGTERM');
+    expect(await first.run.exited).toBe(0);
+    expect(postgresProcessesUsing(dataDir)).toEqual([]);
+
+    // A second start reuses the same data and secrets: the first run's token and settings still hold.
+    const second = await startOnce();
+    const get = await fetch(`${second.url}/api/settings/notifications`, {
+      headers: { authorization: `Bearer ${first.token}` },
+    });
+    expect(get.status).toBe(200);
+    expect(await get.json()).toEqual({ chatMessages: true, ticketUpdates: false, systemNotices: true });
+    second.run.child.kill('SIGTERM');
+    expect(await second.run.exited).toBe(0);
+    expect(postgresProcessesUsing(dataDir)).toEqual([]);
+  }, 180_000);
+});

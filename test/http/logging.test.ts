@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningApp, startApp, TEST_SECRETS } from '../support/app.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { nowSeconds, signJwt } from '../support/jwt.ts';
+
+let db: TestDatabase;
+let running: RunningApp;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  running = await startApp({ pool: db.pool, env: { LOG_LEVEL: 'trace' } });
+});
+afterAll(async () => {
+  await running.close();
+  await db.drop();
+});
+
+describe('logs of a run that handled secrets', () => {
+  it('contain no token, signature, cookie or body', async () => {
+    const valid = signJwt({ sub: 'logger-user', exp: nowSeconds() + 600 }, TEST_SECRETS.JWT_SECRET);
+    const forged = signJwt(
+      { sub: 'logger-user', exp: nowSeconds() + 600 },
+      'wrong-secret-wrong-secret-wrong-secret',
+    );
+    const bodyMarker = 'body-marker-7f3a';
+    const signature = 'sha1=0123456789abcdef0123456789abcdef01234567';
+    const fileSignature = '1999999999.c2lnbmF0dXJlLXRoYXQtbXVzdC1ub3QtYmUtbG9nZ2Vk';
+
+    await fetch(`${running.url}/api/settings/notifications`, {
+      headers: { authorization: `Bearer ${valid}` },
+    });
+    await fetch(`${running.url}/api/settings/notifications`, {
+      method: 'PUT',
+      headers: {
+        authorization: `Bearer ${valid}`,
+        'content-type': 'application/json',
+        cookie: `session=${valid}`,
+      },
+      body: JSON.stringify({ chatMessages: false }),
+    });
+    await fetch(`${running.url}/api/settings/notifications`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${valid}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ chatMessages: bodyMarker }),
+    });
+    await fetch(`${running.url}/api/settings/notifications`, {
+      headers: { authorization: `Bearer ${forged}` },
+    });
+    await fetch(`${running.url}/webhooks/support`, {
+      method: 'POST',
+      headers: { 'x-hub-signature': signature },
+    });
+    await fetch(`${running.url}/files/abc?t=${fileSignature}`);
+
+    const logs = running.logs.text;
+    expect(running.logs.lines.length).toBeGreaterThan(10); // the run did log, at trace level
+    for (const secret of [valid, forged, TEST_SECRETS.JWT_SECRET, bodyMarker, signature, fileSignature]) {
+      expect(logs).not.toContain(secret);
+    }
+    // The parts of a JWT are secrets too (the signature alone could be replayed with the header).
+    for (const part of valid.split('.')) expect(logs).not.toContain(part);
+    expect(logs).toContain('/api/settings/notifications');
+  });
+});

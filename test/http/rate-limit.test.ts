@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, type RunningApp, startApp, TEST_SECRETS } from '../support/app.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { sessionToken } from '../support/jwt.ts';
+import { connectTestRedis } from '../support/redis.ts';
+
+const path = '/api/settings/notifications';
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db.drop();
+});
+
+const as = (running: RunningApp, user: string) =>
+  fetch(running.url + path, { headers: bearer(sessionToken(TEST_SECRETS.JWT_SECRET, user)) });
+
+describe('rate limit on /api (in memory)', () => {
+  let running: RunningApp;
+  beforeAll(async () => {
+    running = await startApp({ pool: db.pool, env: { API_RATE_LIMIT_PER_MINUTE: '3' } });
+  });
+  afterAll(async () => {
+    await running.close();
+  });
+
+  it('answers 429 rate_limited with Retry-After once a user is over the limit', async () => {
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await as(running, 'busy')).status);
+    expect(statuses).toEqual([200, 200, 200]);
+    const limited = await as(running, 'busy');
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await limited.json()) as { code: string }).code).toBe('rate_limited');
+  });
+
+  it('counts each user separately, even from one address', async () => {
+    for (let i = 0; i < 4; i++) await as(running, 'noisy');
+    expect((await as(running, 'quiet')).status).toBe(200);
+  });
+
+  it('does not limit routes outside /api', async () => {
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await fetch(`${running.url}/health/live`)).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+  });
+});
+
+const redis = await connectTestRedis('rate limit in Redis');
+
+describe.skipIf(redis === null)('rate limit on /api (in Redis, shared by replicas)', () => {
+  let a: RunningApp;
+  let b: RunningApp;
+  beforeAll(async () => {
+    const env = { API_RATE_LIMIT_PER_MINUTE: '4' };
+    a = await startApp({ pool: db.pool, env, redis: redis ?? undefined });
+    b = await startApp({ pool: db.pool, env, redis: redis ?? undefined });
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+    await redis?.quit();
+  });
+
+  it('two replicas share one counter per user', async () => {
+    const user = `replicated-${randomUUID()}`;
+    const statuses = [];
+    for (const running of [a, b, a, b, a, b]) statuses.push((await as(running, user)).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+    expect((await as(b, `other-${randomUUID()}`)).status).toBe(200);
+  });
+});

@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { createDatabasePool, type DatabasePool } from '../../src/db/pool.ts';
+
+export interface TestDatabase {
+  readonly url: string;
+  readonly pool: DatabasePool;
+  drop(): Promise<void>;
+  /** Drops the database under the open pool, as an outage would. */
+  kill(): Promise<void>;
+}
+
+async function admin(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: inject('adminDatabaseUrl') });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, migrated database of this test file's own, copied from the template. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `svc_test_${randomBytes(6).toString('hex')}`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await admin(`CREATE DATABASE ${name} TEMPLATE ${inject('templateDatabase')}`);
+      break;
+    } catch (error) {
+      // Two files copying the template at the same instant can collide; try again shortly.
+      if (attempt >= 10 || !String(error).includes('is being accessed by other users')) throw error;
+      await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+    }
+  }
+  const url = new URL(inject('adminDatabaseUrl'));
+  url.pathname = `/${name}`;
+  const pool = await createDatabasePool(url.toString(), { maximumPoolSize: 5 });
+  return {
+    url: url.toString(),
+    pool,
+    drop: async () => {
+      await pool.end();
+      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+    kill: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}

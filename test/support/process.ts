@@ -1,0 +1,64 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface Spawned {
+  readonly child: ChildProcess;
+  output(): string;
+  /** Resolves with the exit code (or the signal's name) once the process has exited. */
+  exited: Promise<number | string>;
+  /** Resolves when the combined output matches `pattern`; rejects on exit or after `timeoutMs`. */
+  waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
+}
+
+/** Runs a command from the repository root with only the environment given (plus PATH and HOME). */
+export function spawnService(command: string, args: string[], env: Record<string, string>): Spawned {
+  const child = spawn(command, args, {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+    for (const l of listeners) l();
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const exited = new Promise<number | string>((done) => {
+    child.on('exit', (code, signal) => {
+      done(code ?? signal ?? -1);
+      for (const l of listeners) l();
+    });
+  });
+  return {
+    child,
+    output: () => text,
+    exited,
+    waitFor: (pattern, timeoutMs) =>
+      new Promise((done, fail) => {
+        const check = () => {
+          const match = pattern.exec(text);
+          if (match) {
+            cleanup();
+            done(match);
+          } else if (child.exitCode !== null || child.signalCode !== null) {
+            cleanup();
+            fail(new Error(`process exited before ${String(pattern)}:\n${text}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          fail(new Error(`timed out waiting for ${String(pattern)}:\n${text}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          listeners.delete(check);
+        };
+        listeners.add(check);
+        check();
+      }),
+  };
+}
