@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, productionGuardFailures, envSchema } from '../src/config.ts';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import { useTestDatabase } from './support/database.ts';
 import { spawnService } from './support/process.ts';
 
 const productionEnv = {
@@ -127,13 +127,7 @@ describe('configuration parsing', () => {
 });
 
 describe('the process', () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db.drop();
-  });
+  const db = useTestDatabase();
 
   it('exits 1 in production and prints every unmet guard by name', async () => {
     const run = spawnService(process.execPath, ['src/main.ts'], {

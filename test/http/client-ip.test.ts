@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clientIp } from '../../src/http/plugins/client-ip.ts';
 import { type RunningApp, startApp } from '../support/app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { useTestDatabase } from '../support/database.ts';
 
 describe('clientIp', () => {
   it.each([
@@ -25,13 +25,7 @@ describe('clientIp', () => {
 
 // Over HTTP the client IP decides which rate-limit bucket an anonymous caller lands in.
 describe('client IP over HTTP', () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db.drop();
-  });
+  const db = useTestDatabase();
 
   const anonymous = (running: RunningApp, forwardedFor: string) =>
     fetch(`${running.url}/api/settings/notifications`, { headers: { 'x-forwarded-for': forwardedFor } });

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { originAllowed } from '../../src/http/plugins/cors.ts';
 import { type EnvOverrides, type RunningApp, startApp } from '../support/app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { useTestDatabase } from '../support/database.ts';
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db.drop();
-});
+const db = useTestDatabase();
 
 async function preflight(running: RunningApp, origin: string): Promise<Response> {
   return fetch(`${running.url}/api/settings/notifications`, {

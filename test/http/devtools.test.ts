@@ -1,17 +1,11 @@
 import { sql } from 'slonik';
 import { z } from 'zod';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bearer, type EnvOverrides, startApp, TEST_SECRETS } from '../support/app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { useTestDatabase } from '../support/database.ts';
 import { sessionToken } from '../support/jwt.ts';
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db.drop();
-});
+const db = useTestDatabase();
 
 const headers = bearer(sessionToken(TEST_SECRETS.JWT_SECRET, 'dev'));
 const productionEnv: EnvOverrides = {

@@ -1,18 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, type RunningApp, startApp, TEST_SECRETS } from '../support/app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { useTestDatabase } from '../support/database.ts';
 import { sessionToken } from '../support/jwt.ts';
 import { connectTestRedis } from '../support/redis.ts';
 
 const path = '/api/settings/notifications';
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db.drop();
-});
+const db = useTestDatabase();
 
 const as = (running: RunningApp, user: string) =>
   fetch(running.url + path, { headers: bearer(sessionToken(TEST_SECRETS.JWT_SECRET, user)) });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { createDatabasePool, type DatabasePool } from '../../src/db/pool.ts';
 
 export interface TestDatabase {
@@ -45,5 +45,33 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
     kill: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
+/**
+ * Gives the enclosing suite its own database for its whole run (created before its tests, dropped
+ * after). Read `pool` and `url` inside hooks and tests, not at collection time.
+ */
+export function useTestDatabase(): TestDatabase {
+  let db: TestDatabase | undefined;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+  const current = (): TestDatabase => {
+    if (!db) throw new Error('the test database is only there inside hooks and tests');
+    return db;
+  };
+  return {
+    get url() {
+      return current().url;
+    },
+    get pool() {
+      return current().pool;
+    },
+    drop: () => current().drop(),
+    kill: () => current().kill(),
   };
 }
