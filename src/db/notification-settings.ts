@@ -2,7 +2,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { DatabasePool } from './pool.ts';
 
-// Plain state (not history), so it lives in a table reached directly; see docs/decisions/004.
+// Plain state (not history), so it lives in a table reached directly; see docs/decisions/003.
 export const notificationSettingsSchema = z
   .object({
     chatMessages: z.boolean(),
