@@ -51,6 +51,36 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A service that was killed (SIGKILL, OOM) leaves its cluster running and holding the data directory,
+ * and the next start would fail on the lock file. Such a leftover is ours (it runs on our DATA_DIR), so
+ * it is asked to shut down fast, as `pg_ctl stop -m fast` would.
+ */
+async function stopLeftoverCluster(clusterDir: string, log: Logger): Promise<void> {
+  let pid: number;
+  try {
+    pid = Number((await readFile(join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  } catch {
+    return;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return;
+  log.warn({ pid }, 'stopping a PostgreSQL left running on this data directory by an earlier start');
+  process.kill(pid, 'SIGINT');
+  for (let waited = 0; alive(pid); waited += 100) {
+    if (waited > 30_000) throw new Error(`PostgreSQL ${pid} on ${clusterDir} did not stop`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 const shutdownSignals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /**
@@ -114,6 +144,8 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   if (fresh) {
     log.info({ dir: clusterDir }, 'initialising embedded PostgreSQL');
     await pg.initialise();
+  } else {
+    await stopLeftoverCluster(clusterDir, log);
   }
   await pg.start();
   if (fresh) await pg.createDatabase(DATABASE);

@@ -14,6 +14,9 @@ beforeAll(async () => {
   dataDir = join(parent, 'data');
 });
 afterAll(async () => {
+  // A failed assertion must not leave a cluster running on the machine.
+  for (const line of postgresProcessesUsing(dataDir))
+    process.kill(Number(line.trim().split(/\s+/)[0]), 'SIGINT');
   await rm(join(dataDir, '..'), { recursive: true, force: true });
 });
 
@@ -56,6 +59,24 @@ describe('npm start with an empty DATA_DIR and no DATABASE_URL', () => {
     expect(await get.json()).toEqual({ chatMessages: true, ticketUpdates: false, systemNotices: true });
     second.run.child.kill('SIGTERM');
     expect(await second.run.exited).toBe(0);
+    expect(postgresProcessesUsing(dataDir)).toEqual([]);
+  }, 180_000);
+
+  it('recovers the data directory after the service was killed without a chance to stop', async () => {
+    const crashed = spawnService(process.execPath, ['src/main.ts'], {
+      DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+    });
+    await crashed.waitFor(/Service listening on/, 60_000);
+    crashed.child.kill('SIGKILL');
+    await crashed.exited;
+    expect(postgresProcessesUsing(dataDir).length).toBeGreaterThan(0); // the orphan holds the lock file
+
+    const next = await startOnce();
+    expect((await fetch(`${next.url}/health/ready`)).status).toBe(200);
+    next.run.child.kill('SIGTERM');
+    expect(await next.run.exited).toBe(0);
     expect(postgresProcessesUsing(dataDir)).toEqual([]);
   }, 180_000);
 });
