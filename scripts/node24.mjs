@@ -30,7 +30,17 @@ function nodeBinary() {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const res = spawnSync(
     npm,
-    ['install', '--prefix', tmp, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', `${pkg}@${MAJOR}`],
+    [
+      'install',
+      '--prefix',
+      tmp,
+      '--no-save',
+      '--no-package-lock',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      `${pkg}@${MAJOR}`,
+    ],
     { stdio: ['ignore', 2, 2] },
   );
   if (res.status !== 0) {
@@ -60,6 +70,5 @@ child.on('exit', (code, signal) => {
   if (signal) {
     process.removeAllListeners(signal);
     process.kill(process.pid, signal);
-  }
-  else process.exit(code ?? 1);
+  } else process.exit(code ?? 1);
 });

@@ -2,30 +2,30 @@ import { z } from 'zod';
 
 // Environment variables are strings; an empty one means "unset" so that `FOO=` in a .env file or
 // docker-compose does not turn into an invalid value.
-const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
-const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.url().optional());
+const unsetIfEmpty = (v: unknown) => (v === '' ? undefined : v);
+const optionalString = z.preprocess(unsetIfEmpty, z.string().optional());
+const choice = <const T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
+  z.preprocess(unsetIfEmpty, z.enum(values).default(fallback));
+const optionalUrl = z.preprocess(unsetIfEmpty, z.url().optional());
 const flag = z.preprocess(
-  (v) => (v === '' || v === undefined ? '0' : v),
+  (v) => unsetIfEmpty(v) ?? '0',
   z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true'),
 );
 const int = (min: number, max: number, fallback: number) =>
-  z.preprocess(
-    (v) => (v === '' || v === undefined ? fallback : v),
-    z.coerce.number().int().min(min).max(max),
-  );
+  z.preprocess((v) => unsetIfEmpty(v) ?? fallback, z.coerce.number().int().min(min).max(max));
 const optionalInt = (min: number, max: number) =>
-  z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(min).max(max).optional());
+  z.preprocess(unsetIfEmpty, z.coerce.number().int().min(min).max(max).optional());
 
 export const envSchema = z
   .object({
-    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    NODE_ENV: choice(['development', 'test', 'production'], 'development'),
     HOST: optionalString,
     PORT: int(0, 65535, 3000),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    DATA_DIR: z.preprocess((v) => (v === '' ? undefined : v), z.string().default('./.data')),
+    LOG_LEVEL: choice(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    DATA_DIR: z.preprocess(unsetIfEmpty, z.string().default('./.data')),
     DATABASE_URL: optionalUrl,
     REDIS_URL: optionalUrl,
-    EVENT_STORE: z.enum(['postgres', 'kurrentdb']).default('postgres'),
+    EVENT_STORE: choice(['postgres', 'kurrentdb'], 'postgres'),
     EVENTSTORE_URL: optionalString,
     JWT_SECRET: optionalString,
     REQUIRE_JWT_EXP: flag,
@@ -44,7 +44,7 @@ export const envSchema = z
     API_RATE_LIMIT_PER_MINUTE: int(1, 1_000_000, 600),
     SUPPORT_ACCESS_TOKEN: optionalString,
     SUPPORT_CLIENT_SECRET: optionalString,
-    SUPPORT_REGION: z.enum(['us', 'eu', 'au']).default('us'),
+    SUPPORT_REGION: choice(['us', 'eu', 'au'], 'us'),
     SUPPORT_BASE_URL: optionalUrl,
     REQUIRE_OBJECT_STORE: flag,
     S3_BUCKET: optionalString,
@@ -58,7 +58,7 @@ export const envSchema = z
     PUSH_SERVICE_ACCOUNT: optionalString,
     MESSENGER_BOT_TOKEN: optionalString,
     MESSENGER_BOT_USERNAME: z.preprocess(
-      (v) => (v === '' ? undefined : v),
+      unsetIfEmpty,
       z
         .string()
         .transform((v) => v.replace(/^@/, ''))

@@ -95,10 +95,20 @@ describe('configuration parsing', () => {
 
   it('treats empty variables as unset and trims lists', () => {
     const config = loadConfig({
+      NODE_ENV: '',
+      LOG_LEVEL: '',
+      EVENT_STORE: '',
+      SUPPORT_REGION: '',
       PORT: '',
       DATABASE_URL: '',
       CORS_ORIGINS: ' https://a.example ,https://b.example ',
       MESSENGER_BOT_USERNAME: '@helpbot',
+    });
+    expect(config).toMatchObject({
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'info',
+      EVENT_STORE: 'postgres',
+      SUPPORT_REGION: 'us',
     });
     expect(config.PORT).toBe(3000);
     expect(config.DATABASE_URL).toBeUndefined();

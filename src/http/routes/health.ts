@@ -19,16 +19,22 @@ async function databaseReachable(pool: DatabasePool): Promise<boolean> {
   return Promise.race([check, timeout]);
 }
 
+// Orchestrators probe these every few seconds; a success is not worth two log lines each time.
+const logLevel = 'warn';
+
 export const healthRoutes: FastifyPluginAsyncZod<{ pool: DatabasePool }> = async (app, { pool }) => {
   const status = z.object({ status: z.string(), checks: z.record(z.string(), z.string()).optional() });
   app.get(
     '/health/live',
-    { schema: { tags: ['operations'], summary: 'The process is up', response: { 200: status } } },
+    { logLevel, schema: { tags: ['operations'], summary: 'The process is up', response: { 200: status } } },
     () => ({ status: 'ok' }),
   );
   app.get(
     '/health/ready',
-    { schema: { tags: ['operations'], summary: 'The database is reachable', response: { 200: status } } },
+    {
+      logLevel,
+      schema: { tags: ['operations'], summary: 'The database is reachable', response: { 200: status } },
+    },
     async () => {
       if (!(await databaseReachable(pool))) {
         throw new HttpProblem(503, 'not_ready', 'The database is not reachable.', { 'retry-after': '5' });
