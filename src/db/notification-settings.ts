@@ -35,7 +35,8 @@ export async function readNotificationSettings(
   pool: DatabasePool,
   userId: string,
 ): Promise<NotificationSettings> {
-  const found = await pool.maybeOne(sql.type(row)`
+  // A named prepared statement: parsed and planned once per connection, not on every read.
+  const found = await pool.maybeOne(sql.prepared('read_notification_settings', row)`
     SELECT chat_messages, ticket_updates, system_notices
     FROM notification_settings WHERE user_id = ${userId}`);
   return found ? toSettings(found) : defaultNotificationSettings;

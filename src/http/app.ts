@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config.ts';
 import type { DatabasePool } from '../db/pool.ts';
+import { OneLinePerRequest } from './logger.ts';
 import { clientAuthPlugin } from './plugins/auth.ts';
 import { clientIpPlugin } from './plugins/client-ip.ts';
 import { corsPlugin } from './plugins/cors.ts';
@@ -39,6 +40,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
     },
     return503OnClosing: true,
+    logController: new OneLinePerRequest(),
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

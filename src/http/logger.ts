@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 
 /**
@@ -39,4 +39,22 @@ export function loggerOptions(level: string): LoggerOptions {
 
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return destination ? pino(loggerOptions(level), destination) : pino(loggerOptions(level));
+}
+
+/**
+ * One log line per request, when it completes, carrying both request and response (fastify's default is
+ * an "incoming" and a "completed" line). Halves the logging cost on the hot path; a request that never
+ * completes shows up in the latency metrics and the client's timeout instead.
+ */
+export class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {
+    // Logged on completion instead.
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    const line = { req: request, res: reply, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
 }

@@ -52,7 +52,7 @@ describe('logs of a run that handled secrets', () => {
     await fetch(`${running.url}/files/abc?t=${fileSignature}`);
 
     const logs = running.logs.text;
-    expect(running.logs.lines.length).toBeGreaterThan(10); // the run did log, at trace level
+    expect(running.logs.lines.length).toBeGreaterThanOrEqual(6); // the run did log: a line per request at least
     for (const secret of [valid, forged, TEST_SECRETS.JWT_SECRET, bodyMarker, signature, fileSignature]) {
       expect(logs).not.toContain(secret);
     }

@@ -1,0 +1,125 @@
+import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+import type { Result } from 'autocannon';
+
+export interface LoadOptions {
+  readonly connections: number;
+  readonly durationS: number;
+  readonly warmupS: number;
+  readonly signal: AbortSignal;
+}
+
+export interface Target {
+  readonly url: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface Measurement {
+  readonly requestsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** 2xx responses in the measured run (the warm-up is not counted). */
+  readonly okResponses: number;
+  /** Non-2xx responses, connection errors and timeouts, warm-up included: any of them fails the bench. */
+  readonly failures: number;
+}
+
+async function fire(
+  target: Target,
+  connections: number,
+  durationS: number,
+  signal: AbortSignal,
+  latenciesUs?: RecordableHistogram,
+): Promise<Result> {
+  signal.throwIfAborted();
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      { url: target.url, headers: { ...target.headers }, connections, duration: durationS },
+      (error: unknown, result: Result) => {
+        signal.removeEventListener('abort', stop);
+        if (signal.aborted) reject(new Error('interrupted'));
+        else if (error instanceof Error) reject(error);
+        else if (error) reject(new Error(`autocannon failed: ${JSON.stringify(error)}`));
+        else resolve(result);
+      },
+    );
+    const stop = () => {
+      instance.stop();
+    };
+    signal.addEventListener('abort', stop, { once: true });
+    // autocannon's own latency histogram has whole-millisecond buckets, too coarse for a p50 of ~1 ms;
+    // the response event carries the hrtime-based duration, kept here in microseconds.
+    if (latenciesUs) {
+      instance.on('response', (_client, statusCode, _bytes, responseTimeMs) => {
+        if (statusCode >= 200 && statusCode < 300)
+          latenciesUs.record(Math.max(1, Math.round(responseTimeMs * 1000)));
+      });
+    }
+  });
+}
+
+const failuresOf = (r: Result) => r.non2xx + r.errors + r.timeouts;
+
+export interface Series extends Measurement {
+  /** req/s of each measured round, in order. */
+  readonly rounds: readonly number[];
+}
+
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+};
+
+/**
+ * Warms every target up, then measures them in alternating rounds (A, B, A, B, …). A shared, noisy
+ * 2-CPU machine drifts over a run; alternating exposes the targets to the same drift, and the median
+ * round keeps one disturbed round from deciding the result. Latency percentiles pool all rounds.
+ */
+export async function measureInterleaved<K extends string>(
+  targets: Readonly<Record<K, Target>>,
+  options: LoadOptions & { readonly rounds: number },
+): Promise<Record<K, Series>> {
+  const names = Object.keys(targets) as K[];
+  const state = new Map(
+    names.map((name) => [
+      name,
+      { rounds: [] as number[], ok: 0, failures: 0, latenciesUs: createHistogram() },
+    ]),
+  );
+  for (const name of names) {
+    const warmup = await fire(targets[name], options.connections, options.warmupS, options.signal);
+    const s = state.get(name);
+    if (s) s.failures += failuresOf(warmup);
+  }
+  for (let round = 0; round < options.rounds; round++) {
+    for (const name of names) {
+      const s = state.get(name);
+      if (!s) continue;
+      const run = await fire(
+        targets[name],
+        options.connections,
+        options.durationS,
+        options.signal,
+        s.latenciesUs,
+      );
+      s.rounds.push(run.requests.average);
+      s.ok += run['2xx'];
+      s.failures += failuresOf(run);
+    }
+  }
+  const out = {} as Record<K, Series>;
+  for (const name of names) {
+    const s = state.get(name);
+    if (!s) continue;
+    out[name] = {
+      requestsPerSecond: median(s.rounds),
+      p50Ms: s.latenciesUs.percentile(50) / 1000,
+      p99Ms: s.latenciesUs.percentile(99) / 1000,
+      okResponses: s.ok,
+      failures: s.failures,
+      rounds: s.rounds,
+    };
+  }
+  return out;
+}

@@ -1,0 +1,133 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isDeepStrictEqual } from 'node:util';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { envSchema, type ResolvedConfig } from '../src/config.ts';
+import { startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { type NotificationSettings, updateNotificationSettings } from '../src/db/notification-settings.ts';
+import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
+import { mintSessionToken } from '../src/dev-token.ts';
+import { buildApp } from '../src/http/app.ts';
+import { createLogger } from '../src/http/logger.ts';
+import type { Target } from './load.ts';
+import type { Teardown } from './teardown.ts';
+
+export const BENCH_USER_ID = 'bench-user';
+// Not the defaults, so the sanity check proves the read hit the seeded row.
+const SEEDED: NotificationSettings = { chatMessages: false, ticketUpdates: true, systemNotices: false };
+// Above anything the bench can send in a minute (the schema's maximum); the limiter still runs.
+const RATE_LIMIT_PER_MINUTE = '1000000';
+const TOKEN_TTL_SECONDS = 3600;
+
+async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (typeof address !== 'object' || !address) throw new Error('server has no TCP address');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+/** The floor: fastify with no plugins, hooks or logger. */
+export async function startHello(teardown: Teardown): Promise<Target> {
+  const app = Fastify();
+  app.get('/hello', () => ({ hello: 'world' }));
+  const base = await listen(app);
+  teardown.add('hello app', () => app.close());
+  return { url: `${base}/hello` };
+}
+
+export interface ServiceOptions {
+  readonly logLevel: string;
+  readonly poolSize: number | undefined;
+}
+
+export interface Service {
+  readonly target: Target;
+  readonly database: 'DATABASE_URL' | 'embedded PostgreSQL';
+  /** undefined when slonik does not report it (it then uses its own default). */
+  readonly poolSize: number | undefined;
+}
+
+/** The configuration production runs with (boot-guard settings on), with throwaway secrets. */
+function benchConfig(logLevel: string): ResolvedConfig {
+  const secret = () => randomBytes(32).toString('base64url');
+  const parsed = envSchema.parse({
+    NODE_ENV: 'production',
+    LOG_LEVEL: logLevel,
+    REQUIRE_JWT_EXP: '1',
+    CORS_ORIGINS: 'https://app.example.com',
+    API_RATE_LIMIT_PER_MINUTE: RATE_LIMIT_PER_MINUTE,
+    JWT_SECRET: secret(),
+    ADMIN_SESSION_SECRET: secret(),
+    FILE_URL_SECRET: secret(),
+  });
+  return parsed as ResolvedConfig;
+}
+
+async function databaseUrl(teardown: Teardown, logger: Logger): Promise<string> {
+  const given = process.env.DATABASE_URL;
+  if (given) return given;
+  const dir = await mkdtemp(join(tmpdir(), 'svc-bench-pg-'));
+  teardown.add('temporary directory', () => rm(dir, { recursive: true, force: true }));
+  // Started by root, the cluster runs as the `postgres` user, which must be able to enter the directory.
+  await chmod(dir, 0o755);
+  const embedded = await startEmbeddedPostgres(dir, logger);
+  teardown.add('embedded PostgreSQL', () => embedded.stop());
+  return embedded.url;
+}
+
+// When autocannon stops it drops its sockets, but the requests it abandoned still run; ending the pool
+// under them would log failures that have nothing to do with the measurement.
+async function drained(pool: DatabasePool): Promise<void> {
+  for (let waitedMs = 0; waitedMs < 5_000; waitedMs += 20) {
+    const { acquiredConnections, waitingClients } = pool.state();
+    if (acquiredConnections === 0 && waitingClients === 0) return;
+    await sleep(20);
+  }
+}
+
+/** The real app, as main.ts composes it, on a migrated database with the bench user's row in place. */
+export async function startService(options: ServiceOptions, teardown: Teardown): Promise<Service> {
+  const config = benchConfig(options.logLevel);
+  const logger = createLogger(config.LOG_LEVEL);
+  const url = await databaseUrl(teardown, logger);
+  await migrate(url, logger);
+  const pool = await createDatabasePool(
+    url,
+    options.poolSize === undefined ? {} : { maximumPoolSize: options.poolSize },
+  );
+  teardown.add('database pool', async () => {
+    await drained(pool);
+    await pool.end();
+  });
+  await updateNotificationSettings(pool, BENCH_USER_ID, SEEDED);
+
+  const app = await buildApp({ config, pool, logger });
+  const base = await listen(app);
+  teardown.add('service app', () => app.close());
+
+  const { token } = mintSessionToken(config.JWT_SECRET, BENCH_USER_ID, TOKEN_TTL_SECONDS);
+  const target = {
+    url: `${base}/api/settings/notifications`,
+    headers: { authorization: `Bearer ${token}` },
+  };
+  await assertReadsSeededRow(target);
+  return {
+    target,
+    database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL',
+    poolSize: pool.configuration.maxPoolSize,
+  };
+}
+
+// The load run checks status codes only; one full check up front catches a wrong token or an empty read.
+async function assertReadsSeededRow(target: Target): Promise<void> {
+  const response = await fetch(target.url, { headers: target.headers });
+  const body: unknown = await response.json();
+  if (response.status !== 200 || !isDeepStrictEqual(body, SEEDED)) {
+    throw new Error(`sanity check failed: ${response.status} ${JSON.stringify(body)}`);
+  }
+}
