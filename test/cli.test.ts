@@ -1,0 +1,65 @@
+import { createVerifier } from 'fast-jwt';
+import { sql } from 'slonik';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { TEST_SECRETS } from './support/app.ts';
+import { createTestDatabase } from './support/database.ts';
+import { spawnService } from './support/process.ts';
+
+describe('operator CLI', () => {
+  it('migrate applies pending migrations once', async () => {
+    const db = await createTestDatabase();
+    try {
+      await db.pool.query(sql.unsafe`DROP TABLE notification_settings`);
+      await db.pool.query(sql.unsafe`DELETE FROM pgmigrations`);
+      const first = spawnService(process.execPath, ['src/cli.ts', 'migrate'], {
+        DATABASE_URL: db.url,
+        LOG_LEVEL: 'warn',
+      });
+      expect(await first.exited).toBe(0);
+      expect(first.output()).toContain('applied: 1763780000000_notification-settings');
+      const tables = await db.pool.anyFirst(
+        sql.type(
+          z.object({ t: z.string() }),
+        )`SELECT tablename AS t FROM pg_tables WHERE tablename = 'notification_settings'`,
+      );
+      expect(tables).toEqual(['notification_settings']);
+
+      const second = spawnService(process.execPath, ['src/cli.ts', 'migrate'], {
+        DATABASE_URL: db.url,
+        LOG_LEVEL: 'warn',
+      });
+      expect(await second.exited).toBe(0);
+      expect(second.output()).toContain('no pending migrations');
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it('dev-token prints a session JWT that verifies with JWT_SECRET and expires', async () => {
+    const run = spawnService(
+      process.execPath,
+      ['src/cli.ts', 'dev-token', '--user', 'alice', '--ttl', '120'],
+      {
+        JWT_SECRET: TEST_SECRETS.JWT_SECRET,
+        ADMIN_SESSION_SECRET: TEST_SECRETS.ADMIN_SESSION_SECRET,
+        FILE_URL_SECRET: TEST_SECRETS.FILE_URL_SECRET,
+      },
+    );
+    expect(await run.exited).toBe(0);
+    const claims = createVerifier({ key: TEST_SECRETS.JWT_SECRET, algorithms: ['HS256'] })(
+      run.output().trim(),
+    ) as {
+      sub: string;
+      exp: number;
+    };
+    expect(claims.sub).toBe('alice');
+    expect(claims.exp - Date.now() / 1000).toBeGreaterThan(100);
+  });
+
+  it('refuses dev-token in production', async () => {
+    const run = spawnService(process.execPath, ['src/cli.ts', 'dev-token'], { NODE_ENV: 'production' });
+    expect(await run.exited).toBe(1);
+    expect(run.output()).not.toMatch(/eyJ/);
+  });
+});
