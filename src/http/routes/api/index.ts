@@ -14,14 +14,19 @@ export interface ApiOptions {
 }
 
 /**
- * Everything under /api: identity first (onRequest), then the rate limit keyed by it (preParsing),
- * then the 401 for anonymous callers (preValidation), so a flood of bad tokens is limited per IP and
- * a body is never parsed for a caller who will be refused.
+ * Everything under /api: identity first (onRequest), then the rate limit keyed by it, then the 401 for
+ * anonymous callers, both before the body is read (preParsing). So a flood of bad tokens is limited per
+ * IP, and no body is parsed for a caller who will be refused.
  */
 export const apiRoutes: FastifyPluginAsync<ApiOptions> = async (app, options) => {
   app.addHook('onRequest', identify);
   await registerApiRateLimit(app, { perMinute: options.rateLimitPerMinute, redis: options.redis });
-  app.addHook('preValidation', requireUser);
+  // The limiter adds a route-level preParsing hook from its own onRoute hook; this one runs after it,
+  // so the 401 comes after the count. (An instance-level preParsing hook would run before the limiter.)
+  app.addHook('onRoute', (route) => {
+    const before = route.preParsing === undefined ? [] : [route.preParsing].flat();
+    route.preParsing = [...before, requireUser];
+  });
 
   await app.register(notificationSettingsRoutes, { pool: options.pool });
   if (options.devtools.enabled) {
