@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, type RunningApp, startApp, TEST_SECRETS } from '../support/app.ts';
+import { createLogger } from '../../src/http/logger.ts';
+import { createRedis } from '../../src/integrations/redis.ts';
+import { bearer, LogCapture, type RunningApp, startApp, TEST_SECRETS } from '../support/app.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { sessionToken } from '../support/jwt.ts';
 import { connectTestRedis } from '../support/redis.ts';
@@ -40,6 +42,28 @@ describe('rate limit on /api (in memory)', () => {
     const statuses = [];
     for (let i = 0; i < 5; i++) statuses.push((await fetch(`${running.url}/health/live`)).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200]);
+  });
+});
+
+describe('rate limit with Redis down', () => {
+  it('fails open: the API keeps answering', async () => {
+    const logs = new LogCapture();
+    const deadRedis = createRedis('redis://127.0.0.1:1', createLogger('warn', logs));
+    const running = await startApp({
+      pool: db.pool,
+      env: { API_RATE_LIMIT_PER_MINUTE: '1' },
+      redis: deadRedis,
+    });
+    try {
+      expect([
+        (await as(running, 'during-outage')).status,
+        (await as(running, 'during-outage')).status,
+      ]).toEqual([200, 200]);
+      expect(logs.text).toContain('redis error');
+    } finally {
+      await running.close();
+      deadRedis.disconnect();
+    }
   });
 });
 

@@ -19,7 +19,7 @@ export async function registerApiRateLimit(
 ): Promise<void> {
   await app.register(rateLimit, {
     global: true,
-    // A Redis outage must not take the API down with it: fail open, the error is logged.
+    // A Redis outage must not take the API down with it: fail open (the Redis client logs the outage).
     skipOnError: true,
     hook: 'preParsing',
     max: options.perMinute,
