@@ -33,6 +33,14 @@ export function loggerOptions(level: string): LoggerOptions {
         ip: req.clientIp || req.ip,
       }),
       res: (res: FastifyReply) => ({ statusCode: res.statusCode }),
+      // pino's default error serializer copies every enumerable field, and database errors carry the
+      // query's values and rows (which will hold comment text and message bodies). Keep the shape only.
+      err: (err: Error & { code?: unknown }) => ({
+        type: err.name,
+        message: err.message,
+        ...(typeof err.code === 'string' ? { code: err.code } : {}),
+        stack: err.stack,
+      }),
     },
   };
 }

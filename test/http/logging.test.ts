@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApp, startApp, TEST_SECRETS } from '../support/app.ts';
+import { createLogger } from '../../src/http/logger.ts';
+import { LogCapture, type RunningApp, startApp, TEST_SECRETS } from '../support/app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { nowSeconds, signJwt } from '../support/jwt.ts';
 
@@ -59,5 +60,18 @@ describe('logs of a run that handled secrets', () => {
     // The parts of a JWT are secrets too (the signature alone could be replayed with the header).
     for (const part of valid.split('.')) expect(logs).not.toContain(part);
     expect(logs).toContain('/api/settings/notifications');
+  });
+
+  it('log errors by type, message and stack only, never the data they carry', () => {
+    const logs = new LogCapture();
+    const error = Object.assign(new Error('insert failed'), {
+      code: '23505',
+      values: ['comment text marker 5d1c'],
+      row: { body: 'message body marker 5d1c' },
+    });
+    createLogger('info', logs).error({ err: error }, 'request failed');
+    expect(logs.text).toContain('insert failed');
+    expect(logs.text).toContain('23505');
+    expect(logs.text).not.toContain('marker 5d1c');
   });
 });
