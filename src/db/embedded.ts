@@ -62,6 +62,18 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
+// A PID file outlives its process, and the number may since belong to something else: only a postgres
+// whose command line names this cluster is ours to stop. (Where /proc is missing, nothing is stopped and
+// postgres reports the lock itself.)
+async function isClusterProcess(pid: number, clusterDir: string): Promise<boolean> {
+  try {
+    const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
+    return cmdline.some((arg) => arg.endsWith('postgres')) && cmdline.includes(clusterDir);
+  } catch {
+    return false;
+  }
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -83,7 +95,7 @@ async function stopLeftoverCluster(clusterDir: string, log: Logger): Promise<voi
   } catch {
     return;
   }
-  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return;
+  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid) || !(await isClusterProcess(pid, clusterDir))) return;
   log.warn({ pid }, 'stopping a PostgreSQL left running on this data directory by an earlier start');
   process.kill(pid, 'SIGINT');
   for (let waited = 0; alive(pid); waited += 100) {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
+import { runAdminSql, withDatabase } from './admin-sql.ts';
 import { createDatabasePool, type DatabasePool } from '../../src/db/pool.ts';
 
 export interface TestDatabase {
@@ -11,15 +11,7 @@ export interface TestDatabase {
   kill(): Promise<void>;
 }
 
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: inject('adminDatabaseUrl') });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (statement: string) => runAdminSql(inject('adminDatabaseUrl'), statement);
 
 /** A fresh, migrated database of this test file's own, copied from the template. */
 export async function createTestDatabase(): Promise<TestDatabase> {
@@ -34,11 +26,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
     }
   }
-  const url = new URL(inject('adminDatabaseUrl'));
-  url.pathname = `/${name}`;
-  const pool = await createDatabasePool(url.toString(), { maximumPoolSize: 5 });
+  const url = withDatabase(inject('adminDatabaseUrl'), name);
+  const pool = await createDatabasePool(url, { maximumPoolSize: 5 });
   return {
-    url: url.toString(),
+    url,
     pool,
     drop: async () => {
       await pool.end();

@@ -1,33 +1,17 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { createLogger } from '../../src/http/logger.ts';
+import { runAdminSql as admin, withDatabase } from './admin-sql.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** A URL with the right to CREATE DATABASE; each test file makes its own database from the template. */
     adminDatabaseUrl: string;
     templateDatabase: string;
-  }
-}
-
-function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
-async function admin(url: string, statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
   }
 }
 

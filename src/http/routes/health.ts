@@ -19,7 +19,7 @@ async function databaseReachable(pool: DatabasePool): Promise<boolean> {
   return Promise.race([check, timeout]);
 }
 
-// Orchestrators probe these every few seconds; a success is not worth two log lines each time.
+// Orchestrators probe these every few seconds; a success is not worth a log line each time.
 const logLevel = 'warn';
 
 export const healthRoutes: FastifyPluginAsyncZod<{ pool: DatabasePool }> = async (app, { pool }) => {
