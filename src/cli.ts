@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
+import { openCliDatabase } from './cli/database.ts';
+import { projectionsUsage, runProjectionsCommand } from './cli/projections.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
 import { resolveSecrets } from './dev-secrets.ts';
 import { DEMO_USER_ID, mintSessionToken } from './dev-token.ts';
@@ -9,20 +10,22 @@ import { createLogger } from './http/logger.ts';
 const usage = `Usage: npm run cli -- <command>
 
 Commands:
-  migrate                      apply pending migrations (DATABASE_URL, else the embedded database)
+  migrate                      apply pending migrations (DATABASE_URL, else the embedded database,
+                               the running service's if there is one)
   dev-token [--user ID] [--ttl SECONDS]
                                print a client session JWT signed with JWT_SECRET (not in production)
+${projectionsUsage}
 `;
 
 async function runMigrate(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
-  const embedded = config.DATABASE_URL ? undefined : await startEmbeddedPostgres(config.DATA_DIR, logger);
+  const database = await openCliDatabase(config, logger);
   try {
-    const applied = await migrate(config.DATABASE_URL ?? embedded?.url ?? '', logger);
+    const applied = await migrate(database.url, logger);
     process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'no pending migrations\n');
   } finally {
-    await embedded?.stop();
+    await database.release();
   }
 }
 
@@ -44,6 +47,11 @@ try {
     case 'dev-token':
       await runDevToken(rest);
       break;
+    case 'projections': {
+      const config = loadConfig();
+      await runProjectionsCommand(config, createLogger(config.LOG_LEVEL), rest);
+      break;
+    }
     default:
       process.stderr.write(usage);
       process.exitCode = command === undefined || command === '--help' ? 0 : 2;

@@ -1,12 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
 import { ConfigError, type Config, loadConfig, type ResolvedConfig } from './config.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
 import { createDatabasePool, type DatabasePool } from './db/pool.ts';
 import { resolveSecrets } from './dev-secrets.ts';
 import { DEMO_USER_ID, mintSessionToken } from './dev-token.ts';
+import { type EventSourcing, startEventSourcing } from './event-sourcing.ts';
 import { buildApp } from './http/app.ts';
 import { createLogger } from './http/logger.ts';
 import { createRedis } from './integrations/redis.ts';
@@ -19,6 +21,7 @@ interface Running {
   app?: FastifyInstance;
   pool?: DatabasePool;
   redis?: Redis;
+  eventSourcing?: EventSourcing;
   embedded?: EmbeddedDatabase;
 }
 
@@ -45,8 +48,9 @@ async function stopAll(running: Running, logger: Logger): Promise<boolean> {
       logger.error({ err: error }, `shutdown: ${name} failed`);
     }
   };
-  const { app, pool, redis, embedded } = running;
+  const { app, pool, redis, eventSourcing, embedded } = running;
   if (app) await step('http server', () => app.close());
+  if (eventSourcing) await step('projections and event store', () => eventSourcing.stop());
   if (pool) await step('database pool', () => pool.end());
   if (redis) await step('redis', () => redis.quit());
   if (embedded) await step('embedded postgres', () => embedded.stop());
@@ -103,7 +107,25 @@ async function main(): Promise<void> {
     await migrate(databaseUrl, logger);
     running.pool = await createDatabasePool(databaseUrl);
     if (config.REDIS_URL) running.redis = createRedis(config.REDIS_URL, logger);
-    running.app = await buildApp({ config, pool: running.pool, redis: running.redis, logger, version });
+    const registry = new Registry();
+    running.eventSourcing = await startEventSourcing({
+      config,
+      databaseUrl,
+      pool: running.pool,
+      logger,
+      registry,
+    });
+    running.app = await buildApp({
+      config,
+      pool: running.pool,
+      redis: running.redis,
+      logger,
+      version,
+      registry,
+      store: running.eventSourcing.store,
+      waiter: running.eventSourcing.waiter,
+      projections: running.eventSourcing.projectionNames,
+    });
     await running.app.listen({ host: config.HOST, port: config.PORT });
     printBanner(config, running.app);
   } catch (error) {

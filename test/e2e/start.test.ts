@@ -46,19 +46,40 @@ describe('npm start with an empty DATA_DIR and no DATABASE_URL', () => {
     });
     expect(put.status).toBe(200);
 
+    const device = await fetch(`${first.url}/api/devices/register`, {
+      method: 'POST',
+      headers,
+      body: '{"platform":"tma","token":"123"}',
+    });
+    expect(device.status).toBe(200);
+
+    // Operator commands work on the running service's database instead of starting their own.
+    const status = spawnService(process.execPath, ['src/cli.ts', 'projections', 'status'], {
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+    });
+    expect(await status.exited).toBe(0);
+    expect(status.output()).toMatch(/devices: generation 1, 1 events applied, running/);
+
+    // A second service on the same DATA_DIR refuses, and leaves the first one's database alone.
+    const second = spawnService(process.execPath, ['src/main.ts'], { DATA_DIR: dataDir, PORT: '0' });
+    expect(await second.exited).toBe(1);
+    expect(second.output()).toMatch(/belongs to process \d+, which is still running/);
+    expect((await fetch(`${first.url}/health/ready`)).status).toBe(200);
+
     first.run.child.kill('SIGTERM');
     expect(await first.run.exited).toBe(0);
     expect(postgresProcessesUsing(dataDir)).toEqual([]);
 
     // A second start reuses the same data and secrets: the first run's token and settings still hold.
-    const second = await startOnce();
-    const get = await fetch(`${second.url}/api/settings/notifications`, {
+    const again = await startOnce();
+    const get = await fetch(`${again.url}/api/settings/notifications`, {
       headers: { authorization: `Bearer ${first.token}` },
     });
     expect(get.status).toBe(200);
     expect(await get.json()).toEqual({ chatMessages: true, ticketUpdates: false, systemNotices: true });
-    second.run.child.kill('SIGTERM');
-    expect(await second.run.exited).toBe(0);
+    again.run.child.kill('SIGTERM');
+    expect(await again.run.exited).toBe(0);
     expect(postgresProcessesUsing(dataDir)).toEqual([]);
   }, 180_000);
 

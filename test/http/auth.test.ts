@@ -11,8 +11,8 @@ let lenient: RunningApp; // REQUIRE_JWT_EXP unset
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  strict = await startApp({ pool: db.pool, env: { REQUIRE_JWT_EXP: '1' } });
-  lenient = await startApp({ pool: db.pool });
+  strict = await startApp({ db, env: { REQUIRE_JWT_EXP: '1' } });
+  lenient = await startApp({ db });
 });
 afterAll(async () => {
   await strict.close();

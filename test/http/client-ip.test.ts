@@ -32,7 +32,7 @@ describe('client IP over HTTP', () => {
 
   it('with TRUST_PROXY_HOPS=1 each forwarded client has its own bucket', async () => {
     const running = await startApp({
-      pool: db.pool,
+      db,
       env: { TRUST_PROXY_HOPS: '1', API_RATE_LIMIT_PER_MINUTE: '2' },
     });
     try {
@@ -51,7 +51,7 @@ describe('client IP over HTTP', () => {
   });
 
   it('without proxy hops the header is ignored and the socket address decides', async () => {
-    const running = await startApp({ pool: db.pool, env: { API_RATE_LIMIT_PER_MINUTE: '2' } });
+    const running = await startApp({ db, env: { API_RATE_LIMIT_PER_MINUTE: '2' } });
     try {
       const statuses = [];
       for (const ip of ['203.0.113.1', '203.0.113.2', '203.0.113.3'])

@@ -10,7 +10,7 @@ const auth = bearer(sessionToken(TEST_SECRETS.JWT_SECRET, 'conventions'));
 beforeAll(async () => {
   db = await createTestDatabase();
   running = await startApp({
-    pool: db.pool,
+    db,
     extend: (app) => {
       app.get('/test/boom', () => {
         throw new Error('secret internal detail: connection string postgres://user:pw@db');
@@ -28,12 +28,15 @@ describe('health', () => {
     expect((await fetch(`${running.url}/health/live`)).status).toBe(200);
     const ready = await fetch(`${running.url}/health/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { database: 'ok' } });
+    expect(await ready.json()).toEqual({
+      status: 'ready',
+      checks: { database: 'ok', eventStore: 'ok', projections: 'ok' },
+    });
   });
 
   it('ready answers 503 when the database is unreachable, live stays 200', async () => {
     const doomed = await createTestDatabase();
-    const broken = await startApp({ pool: doomed.pool });
+    const broken = await startApp({ db: doomed });
     try {
       expect((await fetch(`${broken.url}/health/ready`)).status).toBe(200);
       await doomed.kill();

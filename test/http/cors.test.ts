@@ -17,7 +17,7 @@ async function preflight(running: RunningApp, origin: string): Promise<Response>
 }
 
 async function withApp(env: EnvOverrides, fn: (running: RunningApp) => Promise<void>): Promise<void> {
-  const running = await startApp({ pool: db.pool, env });
+  const running = await startApp({ db, env });
   try {
     await fn(running);
   } finally {

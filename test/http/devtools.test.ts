@@ -48,7 +48,7 @@ describe('devtools mounting', () => {
   ];
 
   it.each(cases)('%s', async (_name, env, { mounted }) => {
-    const running = await startApp({ pool: db.pool, env });
+    const running = await startApp({ db, env });
     try {
       await seed(running.url);
       const before = await settingsRows();
@@ -77,7 +77,7 @@ describe('devtools mounting', () => {
 
   it('still needs a session token when mounted', async () => {
     const running = await startApp({
-      pool: db.pool,
+      db,
       env: { ENABLE_DEVTOOLS: '1', ENABLE_DEVTOOLS_RESET_ALL: '1' },
     });
     try {

@@ -8,7 +8,7 @@ let db: TestDatabase;
 let running: RunningApp;
 beforeAll(async () => {
   db = await createTestDatabase();
-  running = await startApp({ pool: db.pool, env: { LOG_LEVEL: 'trace' } });
+  running = await startApp({ db, env: { LOG_LEVEL: 'trace' } });
 });
 afterAll(async () => {
   await running.close();

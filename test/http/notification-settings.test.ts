@@ -9,7 +9,7 @@ let running: RunningApp;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  running = await startApp({ pool: db.pool });
+  running = await startApp({ db });
 });
 afterAll(async () => {
   await running.close();
@@ -58,7 +58,7 @@ describe('PUT /api/settings/notifications', () => {
   it('keeps the settings across a restart of the app', async () => {
     await put(running.url, 'durable', JSON.stringify({ chatMessages: false, ticketUpdates: false }));
     await running.close();
-    running = await startApp({ pool: db.pool });
+    running = await startApp({ db });
     expect(await get(running.url, 'durable')).toEqual({
       chatMessages: false,
       ticketUpdates: false,

@@ -16,7 +16,7 @@ const as = (running: RunningApp, user: string) =>
 describe('rate limit on /api (in memory)', () => {
   let running: RunningApp;
   beforeAll(async () => {
-    running = await startApp({ pool: db.pool, env: { API_RATE_LIMIT_PER_MINUTE: '3' } });
+    running = await startApp({ db, env: { API_RATE_LIMIT_PER_MINUTE: '3' } });
   });
   afterAll(async () => {
     await running.close();
@@ -50,7 +50,7 @@ describe('rate limit with Redis down', () => {
     const logs = new LogCapture();
     const deadRedis = createRedis('redis://127.0.0.1:1', createLogger('warn', logs));
     const running = await startApp({
-      pool: db.pool,
+      db,
       env: { API_RATE_LIMIT_PER_MINUTE: '1' },
       redis: deadRedis,
     });
@@ -74,8 +74,8 @@ describe.skipIf(redis === null)('rate limit on /api (in Redis, shared by replica
   let b: RunningApp;
   beforeAll(async () => {
     const env = { API_RATE_LIMIT_PER_MINUTE: '4' };
-    a = await startApp({ pool: db.pool, env, redis: redis ?? undefined });
-    b = await startApp({ pool: db.pool, env, redis: redis ?? undefined });
+    a = await startApp({ db, env, redis: redis ?? undefined });
+    b = await startApp({ db, env, redis: redis ?? undefined });
   });
   afterAll(async () => {
     await a.close();

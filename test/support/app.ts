@@ -1,10 +1,13 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
 import { envSchema, type ResolvedConfig } from '../../src/config.ts';
 import type { DatabasePool } from '../../src/db/pool.ts';
 import { buildApp } from '../../src/http/app.ts';
+import { type EventSourcing, startEventSourcing } from '../../src/event-sourcing.ts';
 import { createLogger } from '../../src/http/logger.ts';
+import type { Projection } from '../../src/projections/projection.ts';
 
 export const TEST_SECRETS = {
   JWT_SECRET: 'test-jwt-secret-0123456789abcdefghijklmnop',
@@ -35,32 +38,60 @@ export interface RunningApp {
   readonly app: FastifyInstance;
   readonly url: string;
   readonly logs: LogCapture;
+  readonly eventSourcing: EventSourcing;
   close(): Promise<void>;
 }
 
 export interface StartOptions {
-  readonly pool: DatabasePool;
+  /** The test file's database (see database.ts): the read side and the PostgreSQL event store. */
+  readonly db: { readonly pool: DatabasePool; readonly url: string };
   readonly env?: EnvOverrides;
   readonly redis?: Redis;
   /** Extra routes for tests of the HTTP conventions themselves (e.g. a handler that throws). */
   readonly extend?: (app: FastifyInstance) => void;
+  /** The projections to run (all of the service's by default). */
+  readonly projections?: readonly Projection[];
 }
 
 /** The real app on a real loopback socket. */
 export async function startApp(options: StartOptions): Promise<RunningApp> {
   const logs = new LogCapture();
   const config = testConfig(options.env);
+  const logger = createLogger(config.LOG_LEVEL, logs);
+  const registry = new Registry();
+  const { pool, url } = options.db;
+  const eventSourcing = await startEventSourcing({
+    config,
+    databaseUrl: url,
+    pool,
+    logger,
+    registry,
+    ...(options.projections ? { projections: options.projections } : {}),
+  });
   const app = await buildApp({
     config,
-    pool: options.pool,
+    pool,
     redis: options.redis,
-    logger: createLogger(config.LOG_LEVEL, logs),
+    logger,
+    registry,
+    store: eventSourcing.store,
+    waiter: eventSourcing.waiter,
+    projections: eventSourcing.projectionNames,
   });
   options.extend?.(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  return { app, url: `http://127.0.0.1:${port}`, logs, close: () => app.close() };
+  return {
+    app,
+    url: `http://127.0.0.1:${port}`,
+    logs,
+    eventSourcing,
+    close: async () => {
+      await app.close();
+      await eventSourcing.stop();
+    },
+  };
 }
 
 export function bearer(token: string): Record<string, string> {

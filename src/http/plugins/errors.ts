@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { ConcurrencyExhaustedError, DomainError } from '../../commands/errors.ts';
 import { type FieldError, HttpProblem, type Problem, problem } from '../problem.ts';
 
 function validationErrors(error: FastifyError): FieldError[] {
@@ -17,8 +18,18 @@ function validationErrors(error: FastifyError): FieldError[] {
 
 // Fastify's own errors that are the client's fault, mapped to stable codes. Anything else is a 500
 // whose details stay in the log.
+const domainStatus: Record<DomainError['kind'], number> = {
+  invalid_transition: 409,
+  forbidden: 403,
+  not_found: 404,
+};
+
 function toProblem(error: FastifyError): Problem {
   if (error instanceof HttpProblem) return problem(error.statusCode, error.code, error.detail);
+  if (error instanceof DomainError) return problem(domainStatus[error.kind], error.code, error.message);
+  if (error instanceof ConcurrencyExhaustedError) {
+    return problem(409, 'conflict', 'The resource kept changing; retry the request.');
+  }
   if (error.validation)
     return problem(400, 'validation_failed', 'The request is invalid.', validationErrors(error));
   switch (error.code) {

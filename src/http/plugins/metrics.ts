@@ -13,8 +13,8 @@ declare module 'fastify' {
  * and could carry ids or signatures) and status code. Each app gets its own registry.
  */
 export const metricsPlugin = fp(
-  (app: FastifyInstance) => {
-    const registry = new Registry();
+  (app: FastifyInstance, options: { registry?: Registry }) => {
+    const registry = options.registry ?? new Registry();
     collectDefaultMetrics({ register: registry });
     const labelNames = ['method', 'route', 'status_code'] as const;
     const requests = new Counter({

@@ -1,13 +1,18 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { DatabasePool } from '../../../db/pool.ts';
+import type { EventStore } from '../../../events/store/port.ts';
+import type { ProjectionWaiter } from '../../../projections/progress.ts';
 import { identify, requireUser } from '../../plugins/auth.ts';
 import { registerApiRateLimit } from '../../plugins/rate-limit.ts';
+import { devicesRoutes } from './devices.ts';
 import { devtoolsRoutes } from './devtools.ts';
 import { notificationSettingsRoutes } from './notification-settings.ts';
 
 export interface ApiOptions {
   readonly pool: DatabasePool;
+  readonly store: EventStore;
+  readonly waiter: ProjectionWaiter;
   readonly redis?: Redis | undefined;
   readonly rateLimitPerMinute: number;
   readonly devtools: { readonly enabled: boolean; readonly resetAll: boolean };
@@ -29,6 +34,7 @@ export const apiRoutes: FastifyPluginAsync<ApiOptions> = async (app, options) =>
   });
 
   await app.register(notificationSettingsRoutes, { pool: options.pool });
+  await app.register(devicesRoutes, { pool: options.pool, store: options.store, waiter: options.waiter });
   if (options.devtools.enabled) {
     await app.register(devtoolsRoutes, { pool: options.pool, resetAll: options.devtools.resetAll });
   }

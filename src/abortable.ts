@@ -1,0 +1,40 @@
+/** Resolves after `ms`, or at once when `signal` aborts; never rejects, so loops just look at the signal. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((done) => {
+    const timer = setTimeout(finish, ms);
+    function finish() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', finish);
+      done();
+    }
+    signal.addEventListener('abort', finish, { once: true });
+  });
+}
+
+/**
+ * `signal.aborted`, read through a call: TypeScript narrows a property it has checked once and keeps the
+ * narrowing across awaits, so a loop's second look at `signal.aborted` would type as a constant.
+ */
+export const isAborted = (signal: AbortSignal): boolean => signal.aborted;
+
+/**
+ * Settles with `work`, or rejects with the signal's reason as soon as it aborts, even when `work` ignores
+ * the signal: the caller moves on and the abandoned work's late outcome is dropped (its side effect may
+ * still land, so it must be idempotent).
+ */
+export async function settledOrAborted(work: Promise<void>, signal: AbortSignal): Promise<void> {
+  work.catch(() => undefined);
+  if (signal.aborted) throw signal.reason;
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([work, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,25 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import { attachToRunningEmbeddedPostgres, startEmbeddedPostgres } from '../db/embedded.ts';
+
+export interface CliDatabase {
+  readonly url: string;
+  /** Stops the embedded cluster if this command started it; leaves anyone else's alone. */
+  release(): Promise<void>;
+}
+
+/**
+ * The database an operator command works on: DATABASE_URL; else the embedded cluster of a service
+ * running on DATA_DIR (so a rebuild runs beside the live service); else an embedded cluster of its own.
+ */
+export async function openCliDatabase(
+  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR'>,
+  logger: Logger,
+): Promise<CliDatabase> {
+  const none = () => Promise.resolve();
+  if (config.DATABASE_URL) return { url: config.DATABASE_URL, release: none };
+  const attached = await attachToRunningEmbeddedPostgres(config.DATA_DIR);
+  if (attached) return { url: attached, release: none };
+  const embedded = await startEmbeddedPostgres(config.DATA_DIR, logger);
+  return { url: embedded.url, release: () => embedded.stop() };
+}

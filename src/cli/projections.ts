@@ -1,0 +1,136 @@
+import { parseArgs } from 'node:util';
+import { Presets, SingleBar } from 'cli-progress';
+import type { Logger } from 'pino';
+import { sql } from 'slonik';
+import { z } from 'zod';
+import type { Config } from '../config.ts';
+import { migrate } from '../db/migrate.ts';
+import { createDatabasePool, type DatabasePool } from '../db/pool.ts';
+import { createEventStore } from '../event-sourcing.ts';
+import type { EventStore } from '../events/store/port.ts';
+import { allProjections, projectionNamed } from '../projections/index.ts';
+import { resumeProjection } from '../projections/checkpoints.ts';
+import type { Projection } from '../projections/projection.ts';
+import { rebuildProjection } from '../projections/rebuild.ts';
+import { openCliDatabase } from './database.ts';
+
+export const projectionsUsage = `  projections status           each projection's live generation, position and state
+  projections resume <name>    let a failed projection try its failed event again (after a fix)
+  projections rebuild <name>   refill <name>'s read tables from the start of the log into a new
+                               generation, then switch the service over to it (${allProjections
+                                 .map((p) => p.name)
+                                 .join(', ')})`;
+
+interface Session {
+  readonly url: string;
+  readonly pool: DatabasePool;
+  readonly store: EventStore;
+}
+
+async function withSession(config: Config, logger: Logger, body: (s: Session) => Promise<void>) {
+  const database = await openCliDatabase(config, logger);
+  try {
+    await migrate(database.url, logger);
+    const pool = await createDatabasePool(database.url, { maximumPoolSize: 3 });
+    const store = createEventStore({ config, databaseUrl: database.url, logger });
+    try {
+      await body({ url: database.url, pool, store });
+    } finally {
+      await store.close();
+      await pool.end();
+    }
+  } finally {
+    await database.release();
+  }
+}
+
+function named(name: string | undefined): Projection {
+  const projection = name === undefined ? undefined : projectionNamed(name);
+  if (projection) return projection;
+  const known = allProjections.map((p) => p.name).join(', ');
+  throw new Error(
+    name === undefined
+      ? `a projection name is needed: one of ${known}`
+      : `no projection named '${name}': one of ${known}`,
+  );
+}
+
+async function rebuild(session: Session, name: string | undefined): Promise<void> {
+  const projection = named(name);
+  // On a terminal a live bar; redirected (CI, logs) a line every few seconds.
+  const bar = new SingleBar(
+    {
+      format: `${projection.name} |{bar}| {percentage}% | {value}/{total} events | {phase}`,
+      noTTYOutput: true,
+      notTTYSchedule: 2_000,
+    },
+    Presets.shades_classic,
+  );
+  bar.start(0, 0, { phase: 'filling' });
+  let result;
+  try {
+    result = await rebuildProjection({
+      pool: session.pool,
+      store: session.store,
+      connectionString: session.url,
+      projection,
+      onProgress: ({ applied, expected, phase }) => {
+        bar.setTotal(expected);
+        bar.update(applied, { phase });
+      },
+    });
+  } finally {
+    bar.stop();
+  }
+  process.stdout.write(
+    `rebuilt ${projection.name}: ${result.applied} events into generation ${result.generation}; ` +
+      `the service reads it now (generation ${result.previousGeneration} dropped)\n`,
+  );
+}
+
+const statusRow = z.object({
+  name: z.string(),
+  active_generation: z.number(),
+  status: z.string(),
+  events_applied: z.coerce.number(),
+  failed_event_id: z.string().nullable(),
+  error: z.string().nullable(),
+});
+
+async function status({ pool }: Session): Promise<void> {
+  const rows = await pool.any(sql.type(statusRow)`
+    SELECT p.name, p.active_generation, p.status, c.events_applied, p.failed_event_id, p.error
+    FROM projections p
+    JOIN projection_checkpoints c ON c.name = p.name AND c.generation = p.active_generation
+    ORDER BY p.name`);
+  const lines = rows.map((r) => {
+    const failure = r.status === 'failed' ? ` on event ${r.failed_event_id ?? '?'}: ${r.error ?? ''}` : '';
+    return `${r.name}: generation ${r.active_generation}, ${r.events_applied} events applied, ${r.status}${failure}`;
+  });
+  process.stdout.write(`${lines.length > 0 ? lines.join('\n') : 'no projection has run yet'}\n`);
+}
+
+async function resume({ pool }: Session, name: string | undefined): Promise<void> {
+  const projection = named(name);
+  const resumed = await resumeProjection(pool, projection.name);
+  process.stdout.write(
+    resumed
+      ? `${projection.name} resumes from its checkpoint; its failed event is tried again\n`
+      : `${projection.name} had not failed; nothing to do\n`,
+  );
+}
+
+const actions = { status, rebuild, resume } as const;
+const isAction = (action: string | undefined): action is keyof typeof actions =>
+  action !== undefined && Object.hasOwn(actions, action);
+
+export async function runProjectionsCommand(config: Config, logger: Logger, args: string[]): Promise<void> {
+  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  const [action, name] = positionals;
+  if (!isAction(action)) {
+    throw new Error(
+      `unknown projections command '${action ?? ''}'; use status, resume <name> or rebuild <name>`,
+    );
+  }
+  await withSession(config, logger, (session) => actions[action](session, name));
+}

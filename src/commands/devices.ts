@@ -1,0 +1,134 @@
+import {
+  type DeviceEvent,
+  deviceCodec,
+  devicesStream,
+  type Platform,
+  type PushProvider,
+  providerOf,
+} from '../events/devices.ts';
+import type { Position } from '../events/envelope.ts';
+import { comparePositions } from '../events/envelope.ts';
+import type { EventStore } from '../events/store/port.ts';
+import { type CommandContext, type Decider, handleCommand } from './handler.ts';
+
+export interface DevicesState {
+  /** Registered tokens and their platform. */
+  readonly tokens: ReadonlyMap<string, Platform>;
+}
+
+export type DeviceCommand =
+  | {
+      readonly type: 'register';
+      readonly platform: Platform;
+      readonly token: string;
+      /** Whether the devices list shows this token for this user now (it may have moved away). */
+      readonly listed: boolean;
+    }
+  | { readonly type: 'unregister'; readonly token: string; readonly reason: 'logout' | 'movedToAnotherUser' }
+  | {
+      readonly type: 'rejectByProvider';
+      readonly token: string;
+      readonly provider: PushProvider;
+      readonly reason: string;
+    };
+
+export const devicesDecider: Decider<DeviceCommand, DevicesState, DeviceEvent> = {
+  initialState: { tokens: new Map() },
+
+  evolve(state, event) {
+    const tokens = new Map(state.tokens);
+    if (event.type === 'deviceRegistered') tokens.set(event.data.token, event.data.platform);
+    else tokens.delete(event.data.token);
+    return { tokens };
+  },
+
+  decide(command, state) {
+    switch (command.type) {
+      case 'register': {
+        // The same (user, token) again changes nothing, unless another user took the token meanwhile.
+        if (state.tokens.get(command.token) === command.platform && command.listed) return [];
+        const { platform, token } = command;
+        return [{ type: 'deviceRegistered', data: { platform, token, provider: providerOf(platform) } }];
+      }
+      case 'unregister':
+        if (!state.tokens.has(command.token)) return [];
+        return [{ type: 'deviceUnregistered', data: { token: command.token, reason: command.reason } }];
+      case 'rejectByProvider':
+        if (!state.tokens.has(command.token)) return [];
+        return [
+          {
+            type: 'deviceRejectedByProvider',
+            data: { token: command.token, provider: command.provider, reason: command.reason },
+          },
+        ];
+    }
+  },
+};
+
+export interface DevicesDependencies {
+  readonly store: EventStore;
+  /** The users whose device lists show this token now (the read side). */
+  readonly holdersOf: (token: string) => Promise<readonly string[]>;
+}
+
+const later = (a: Position | null, b: Position | null): Position | null =>
+  a === null ? b : b === null ? a : comparePositions(a, b) >= 0 ? a : b;
+
+const handle = (store: EventStore, userId: string, command: DeviceCommand, context: CommandContext) =>
+  handleCommand({
+    store,
+    stream: devicesStream(userId),
+    decider: devicesDecider,
+    codec: deviceCodec,
+    command,
+    context,
+  });
+
+/**
+ * Registers a device for a user. A token belongs to one user: when it was another user's (a shared
+ * phone, a re-login), it is first unregistered from that user's stream, so their history says why it left.
+ */
+export async function registerDevice(
+  deps: DevicesDependencies,
+  input: { readonly userId: string; readonly platform: Platform; readonly token: string },
+  context: CommandContext,
+): Promise<{ readonly position: Position | null }> {
+  const holders = await deps.holdersOf(input.token);
+  let position: Position | null = null;
+  for (const holder of holders) {
+    if (holder === input.userId) continue;
+    const moved = await handle(
+      deps.store,
+      holder,
+      { type: 'unregister', token: input.token, reason: 'movedToAnotherUser' },
+      { ...context, commandId: `${context.commandId}:moved:${holder}` },
+    );
+    position = later(position, moved.position);
+  }
+  const registered = await handle(
+    deps.store,
+    input.userId,
+    {
+      type: 'register',
+      platform: input.platform,
+      token: input.token,
+      listed: holders.includes(input.userId),
+    },
+    context,
+  );
+  return { position: later(position, registered.position) };
+}
+
+export async function unregisterDevice(
+  deps: Pick<DevicesDependencies, 'store'>,
+  input: { readonly userId: string; readonly token: string },
+  context: CommandContext,
+): Promise<{ readonly position: Position | null }> {
+  const result = await handle(
+    deps.store,
+    input.userId,
+    { type: 'unregister', token: input.token, reason: 'logout' },
+    context,
+  );
+  return { position: result.position };
+}

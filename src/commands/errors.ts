@@ -1,0 +1,27 @@
+/**
+ * A command refused by the domain. `kind` says what sort of refusal it is (the HTTP layer maps it to a
+ * status); `code` is the stable machine string of API.md (`conflict`, `already_rated`, `user_banned`, …).
+ */
+export class DomainError extends Error {
+  readonly kind: 'invalid_transition' | 'forbidden' | 'not_found';
+  readonly code: string;
+  constructor(kind: DomainError['kind'], code: string, message: string) {
+    super(message);
+    this.name = 'DomainError';
+    this.kind = kind;
+    this.code = code;
+  }
+}
+
+export const invalidTransition = (message: string, code = 'conflict') =>
+  new DomainError('invalid_transition', code, message);
+export const forbidden = (message: string, code = 'forbidden') => new DomainError('forbidden', code, message);
+export const notFound = (message: string) => new DomainError('not_found', 'not_found', message);
+
+/** The stream kept changing under the command: it gave up after the bounded number of attempts. */
+export class ConcurrencyExhaustedError extends Error {
+  constructor(stream: string, attempts: number) {
+    super(`stream ${stream} changed under ${attempts} attempts in a row`);
+    this.name = 'ConcurrencyExhaustedError';
+  }
+}

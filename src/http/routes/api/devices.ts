@@ -1,0 +1,97 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { registerDevice, unregisterDevice } from '../../../commands/devices.ts';
+import type { DatabasePool } from '../../../db/pool.ts';
+import type { EventStore } from '../../../events/store/port.ts';
+import type { ProjectionWaiter } from '../../../projections/progress.ts';
+import { holdersOfToken } from '../../../queries/devices.ts';
+import { userCommandContext } from '../../command-context.ts';
+import { userOf } from '../../plugins/auth.ts';
+import { problemSchema } from '../../problem.ts';
+
+export interface DevicesRouteOptions {
+  readonly pool: DatabasePool;
+  readonly store: EventStore;
+  readonly waiter: ProjectionWaiter;
+}
+
+// An FCM registration token is a long opaque string; a messenger chat id is an integer.
+const mobileToken = z.string().regex(/^[\x21-\x7e]{1,4096}$/, 'must be 1-4096 visible ASCII characters');
+const chatId = z.string().regex(/^-?\d{1,20}$/, 'must be the messenger chat id (an integer)');
+
+const registerBody = z
+  .discriminatedUnion('platform', [
+    z.strictObject({ platform: z.literal('mobile'), token: mobileToken }),
+    z.strictObject({ platform: z.literal('tma'), token: chatId }),
+  ])
+  .meta({ id: 'DeviceRegistration' });
+const unregisterBody = z
+  .strictObject({ token: z.string().min(1).max(4096) })
+  .meta({ id: 'DeviceUnregistration' });
+
+const errors = {
+  400: problemSchema,
+  401: problemSchema,
+  409: problemSchema,
+  422: problemSchema,
+  429: problemSchema,
+};
+const tags = ['devices'];
+const security = [{ sessionJwt: [] }];
+const idempotencyKey = z.object({ 'idempotency-key': z.string().optional() });
+const DEVICE_PROJECTIONS = ['devices'];
+
+export const devicesRoutes: FastifyPluginAsyncZod<DevicesRouteOptions> = async (
+  app,
+  { pool, store, waiter },
+) => {
+  const holdersOf = (token: string) => holdersOfToken(pool, token);
+
+  app.post(
+    '/devices/register',
+    {
+      config: { idempotent: true },
+      schema: {
+        tags,
+        security,
+        summary: "Registers the caller's device for pushes; the same (user, token) again changes nothing",
+        headers: idempotencyKey,
+        body: registerBody,
+        response: { 200: z.object({ registered: z.literal(true) }), ...errors },
+      },
+    },
+    async (request) => {
+      const { position } = await registerDevice(
+        { store, holdersOf },
+        { userId: userOf(request), ...request.body },
+        userCommandContext(request),
+      );
+      await waiter.waitFor(DEVICE_PROJECTIONS, position);
+      return { registered: true as const };
+    },
+  );
+
+  app.post(
+    '/devices/unregister',
+    {
+      config: { idempotent: true },
+      schema: {
+        tags,
+        security,
+        summary: "Unregisters one of the caller's devices (204 also when it is already gone)",
+        headers: idempotencyKey,
+        body: unregisterBody,
+        response: { 204: z.null().describe('Unregistered'), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { position } = await unregisterDevice(
+        { store },
+        { userId: userOf(request), token: request.body.token },
+        userCommandContext(request),
+      );
+      await waiter.waitFor(DEVICE_PROJECTIONS, position);
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,96 @@
+import { type CommonQueryMethods, sql } from 'slonik';
+import { z } from 'zod';
+import type { Position } from '../events/envelope.ts';
+import type { Projection } from './projection.ts';
+import { createGeneration, generationSchema, pointViewsAt } from './projection.ts';
+
+const positionColumns = z.object({
+  commit_position: z.coerce.bigint().nullable(),
+  prepare_position: z.coerce.bigint().nullable(),
+});
+
+export const toPosition = (row: z.infer<typeof positionColumns>): Position | null =>
+  row.commit_position === null || row.prepare_position === null
+    ? null
+    : { commit: row.commit_position, prepare: row.prepare_position };
+
+export interface LiveState {
+  readonly generation: number;
+  readonly status: 'running' | 'failed';
+  readonly position: Position | null;
+}
+
+/**
+ * The live generation of a projection and its checkpoint; on first use (or after the tables were
+ * emptied by devtools) generation 1 is created and the public views are pointed at it.
+ */
+export async function loadLiveState(db: CommonQueryMethods, projection: Projection): Promise<LiveState> {
+  return db.transaction(async (tx) => {
+    // Serialises first-time setup between replicas and with a rebuild's switch.
+    await tx.query(
+      sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`projection-setup:${projection.name}`}, 0))`,
+    );
+    await tx.query(sql.unsafe`
+      INSERT INTO projections (name, active_generation) VALUES (${projection.name}, 1)
+      ON CONFLICT (name) DO NOTHING`);
+    const live = await tx.one(sql.type(
+      z.object({ active_generation: z.number(), status: z.enum(['running', 'failed']) }),
+    )`
+      SELECT active_generation, status FROM projections WHERE name = ${projection.name}`);
+    const generation = live.active_generation;
+    await createGeneration(tx, projection, generation);
+    if (!(await viewsPointAt(tx, projection, generation))) await pointViewsAt(tx, projection, generation);
+    await tx.query(sql.unsafe`
+      INSERT INTO projection_checkpoints (name, generation, version)
+      VALUES (${projection.name}, ${generation}, ${projection.version})
+      ON CONFLICT (name, generation) DO NOTHING`);
+    const checkpoint = await tx.one(sql.type(positionColumns)`
+      SELECT commit_position, prepare_position FROM projection_checkpoints
+      WHERE name = ${projection.name} AND generation = ${generation}`);
+    return { generation, status: live.status, position: toPosition(checkpoint) };
+  });
+}
+
+async function viewsPointAt(
+  db: CommonQueryMethods,
+  projection: Projection,
+  generation: number,
+): Promise<boolean> {
+  const schema = generationSchema(projection, generation);
+  const pointing = await db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    SELECT count(*)::int AS n FROM pg_views
+    WHERE schemaname = current_schema() AND viewname = ANY (${sql.array([...projection.tables], 'text')})
+      AND definition LIKE ${`%${schema}.%`}`);
+  return pointing === projection.tables.length;
+}
+
+/** Moves a checkpoint from `from` to `to` only if nobody else moved it: false means reload. */
+export async function advanceCheckpoint(
+  db: CommonQueryMethods,
+  name: string,
+  generation: number,
+  from: Position | null,
+  to: Position,
+  applied: number,
+): Promise<boolean> {
+  const result = await db.query(sql.unsafe`
+    UPDATE projection_checkpoints
+    SET commit_position = ${to.commit.toString()}, prepare_position = ${to.prepare.toString()},
+        events_applied = events_applied + ${applied}, updated_at = now()
+    WHERE name = ${name} AND generation = ${generation}
+      AND commit_position IS NOT DISTINCT FROM ${from?.commit.toString() ?? null}::bigint
+      AND prepare_position IS NOT DISTINCT FROM ${from?.prepare.toString() ?? null}::bigint`);
+  return result.rowCount === 1;
+}
+
+/**
+ * Lets a failed projection try its failed event again (after a fix was deployed): its runner picks it
+ * up within a few seconds, from its checkpoint. False when it had not failed.
+ */
+export async function resumeProjection(db: CommonQueryMethods, name: string): Promise<boolean> {
+  const result = await db.query(sql.unsafe`
+    UPDATE projections SET status = 'running', failed_event_id = NULL, failed_event_type = NULL,
+      error = NULL, failed_at = NULL
+    WHERE name = ${name} AND status = 'failed'`);
+  return result.rowCount === 1;
+}

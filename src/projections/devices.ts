@@ -1,0 +1,150 @@
+import { type CommonQueryMethods, type IdentifierSqlToken, sql } from 'slonik';
+import { DEVICES_CATEGORY, deviceCodec, userOfDevicesStream } from '../events/devices.ts';
+import type { RecordedEvent } from '../events/envelope.ts';
+import type { Projection } from './projection.ts';
+
+/**
+ * Where one token stands after a batch, relative to the row it had before (there is at most one: a
+ * registration removes every other user's row for its token).
+ */
+type TokenOutcome =
+  /** Only unregistrations: the stored row goes if it belongs to one of these users. */
+  | { readonly kind: 'removed'; readonly users: ReadonlySet<string> }
+  /** Registered and unregistered again: no row at all. */
+  | { readonly kind: 'gone' }
+  /** One user's row; `keepStoredSince` when a stored row of that user survived the whole batch. */
+  | {
+      readonly kind: 'held';
+      readonly userId: string;
+      readonly platform: string;
+      readonly provider: string;
+      readonly registeredAt: string;
+      readonly updatedAt: string;
+      readonly keepStoredSince: boolean;
+    };
+
+function register(
+  before: TokenOutcome | undefined,
+  userId: string,
+  device: { platform: string; provider: string },
+  at: string,
+): TokenOutcome {
+  const sameHolder = before?.kind === 'held' && before.userId === userId ? before : undefined;
+  const keepStoredSince =
+    before === undefined ||
+    (before.kind === 'removed' && !before.users.has(userId)) ||
+    (sameHolder?.keepStoredSince ?? false);
+  return {
+    kind: 'held',
+    userId,
+    ...device,
+    registeredAt: sameHolder?.registeredAt ?? at,
+    updatedAt: at,
+    keepStoredSince,
+  };
+}
+
+function unregister(before: TokenOutcome | undefined, userId: string): TokenOutcome {
+  if (before === undefined) return { kind: 'removed', users: new Set([userId]) };
+  if (before.kind === 'removed') return { kind: 'removed', users: new Set([...before.users, userId]) };
+  if (before.kind === 'held' && before.userId === userId) return { kind: 'gone' };
+  return before;
+}
+
+/** Folds a batch into one outcome per token: the same result as applying the events one by one. */
+function foldDeviceEvents(events: readonly RecordedEvent[]): ReadonlyMap<string, TokenOutcome> {
+  const outcomes = new Map<string, TokenOutcome>();
+  for (const recorded of events) {
+    const event = deviceCodec.parse(recorded);
+    const userId = userOfDevicesStream(recorded.streamName);
+    const { token } = event.data;
+    const before = outcomes.get(token);
+    outcomes.set(
+      token,
+      event.type === 'deviceRegistered'
+        ? register(before, userId, event.data, recorded.metadata.occurredAt)
+        : unregister(before, userId),
+    );
+  }
+  return outcomes;
+}
+
+type Held = Extract<TokenOutcome, { kind: 'held' }>;
+const text = (values: readonly string[]) => sql.array([...values], 'text');
+
+async function upsert(
+  db: CommonQueryMethods,
+  devices: IdentifierSqlToken,
+  rows: readonly (Held & { token: string })[],
+  overwriteSince: boolean,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const since = overwriteSince ? sql.fragment`, registered_at = EXCLUDED.registered_at` : sql.fragment``;
+  await db.query(sql.unsafe`
+    INSERT INTO ${devices} (user_id, token, platform, provider, registered_at, updated_at)
+    SELECT u, t, p, v, r::timestamptz, a::timestamptz
+    FROM unnest(${text(rows.map((r) => r.userId))}, ${text(rows.map((r) => r.token))},
+      ${text(rows.map((r) => r.platform))}, ${text(rows.map((r) => r.provider))},
+      ${text(rows.map((r) => r.registeredAt))}, ${text(rows.map((r) => r.updatedAt))}) AS x (u, t, p, v, r, a)
+    ON CONFLICT (user_id, token) DO UPDATE
+    SET platform = EXCLUDED.platform, provider = EXCLUDED.provider, updated_at = EXCLUDED.updated_at ${since}`);
+}
+
+/** The `devices` read table: one row per (user, token), what push fan-out and the SDK's list read. */
+export const devicesProjection: Projection<'devices'> = {
+  name: 'devices',
+  version: 1,
+  categories: [DEVICES_CATEGORY],
+  tables: ['devices'],
+
+  async createTables(db, { devices }) {
+    await db.query(sql.unsafe`
+      CREATE TABLE ${devices} (
+        user_id text NOT NULL,
+        token text NOT NULL,
+        platform text NOT NULL,
+        provider text NOT NULL,
+        registered_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        PRIMARY KEY (user_id, token)
+      )`);
+    await db.query(sql.unsafe`CREATE INDEX ON ${devices} (token)`);
+  },
+
+  // A token reaches one person: whoever registered it last. A batch becomes at most five statements.
+  async apply(db, events, { devices }) {
+    const removed: { token: string; userId: string }[] = [];
+    const gone: string[] = [];
+    const held: (Held & { token: string })[] = [];
+    for (const [token, outcome] of foldDeviceEvents(events)) {
+      if (outcome.kind === 'removed') for (const userId of outcome.users) removed.push({ token, userId });
+      else if (outcome.kind === 'gone') gone.push(token);
+      else held.push({ ...outcome, token });
+    }
+    if (removed.length > 0) {
+      await db.query(sql.unsafe`
+        DELETE FROM ${devices} d
+        USING unnest(${text(removed.map((r) => r.token))}, ${text(removed.map((r) => r.userId))}) AS x (t, u)
+        WHERE d.token = x.t AND d.user_id = x.u`);
+    }
+    if (gone.length > 0) await db.query(sql.unsafe`DELETE FROM ${devices} WHERE token = ANY (${text(gone)})`);
+    if (held.length > 0) {
+      await db.query(sql.unsafe`
+        DELETE FROM ${devices} d
+        USING unnest(${text(held.map((h) => h.token))}, ${text(held.map((h) => h.userId))}) AS x (t, u)
+        WHERE d.token = x.t AND d.user_id <> x.u`);
+    }
+    await upsert(
+      db,
+      devices,
+      held.filter((h) => h.keepStoredSince),
+      false,
+    );
+    await upsert(
+      db,
+      devices,
+      held.filter((h) => !h.keepStoredSince),
+      true,
+    );
+  },
+};

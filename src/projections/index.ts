@@ -1,0 +1,9 @@
+import { devicesProjection } from './devices.ts';
+import type { Projection } from './projection.ts';
+
+/** Every projection the service runs; `projections rebuild <name>` picks from these. */
+export const allProjections: readonly Projection[] = [devicesProjection];
+
+export function projectionNamed(name: string): Projection | undefined {
+  return allProjections.find((p) => p.name === name);
+}

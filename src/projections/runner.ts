@@ -1,0 +1,282 @@
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { type DatabasePool, sql } from 'slonik';
+import { z } from 'zod';
+import { sleep } from '../abortable.ts';
+import { runAsLeader } from '../db/leader-lock.ts';
+import { describeError } from '../error-text.ts';
+import type { Position, RecordedEvent } from '../events/envelope.ts';
+import type { EventStore } from '../events/store/port.ts';
+import { advanceCheckpoint, loadLiveState, toPosition } from './checkpoints.ts';
+import { type Projection, tablesOf } from './projection.ts';
+
+export interface ProjectionRunnerOptions {
+  readonly pool: DatabasePool;
+  readonly store: EventStore;
+  /** For the leader locks, which need connections of their own. */
+  readonly connectionString: string;
+  readonly projections: readonly Projection[];
+  readonly logger: Logger;
+  readonly registry?: Registry;
+  readonly batchSize?: number;
+  readonly lockRetryMs?: number;
+  /** How often a failed projection looks whether a rebuild has put it right. */
+  readonly failedRecheckMs?: number;
+}
+
+export interface ProjectionRunner {
+  /** Emits 'progress' (name, position) after each batch this process applies. */
+  readonly events: EventEmitter<{ progress: [string, Position] }>;
+  /** True while this process is the active runner of that projection. */
+  isLeader(name: string): boolean;
+  stop(): Promise<void>;
+}
+
+/** An event that a projection could not apply: the projection stops on it. */
+export class ProjectionFailure extends Error {
+  readonly event: RecordedEvent;
+  constructor(event: RecordedEvent, cause: unknown) {
+    super(`projection failed on event ${event.id} (${event.type})`, { cause });
+    this.name = 'ProjectionFailure';
+    this.event = event;
+  }
+}
+
+/** A batch the projection refused, for a reason other than losing the database. */
+class BatchRefused extends Error {
+  constructor(cause: unknown) {
+    super('the projection refused a batch', { cause });
+    this.name = 'BatchRefused';
+  }
+}
+
+// Losing the database for a moment is not the projection's fault: wait and try again rather than stop.
+const transientNames = new Set([
+  'ConnectionError',
+  'BackendTerminatedError',
+  'BackendTerminatedUnexpectedlyError',
+  'StatementTimeoutError',
+  'IdleTransactionTimeoutError',
+  'UnexpectedForeignConnectionError',
+]);
+function isTransient(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (transientNames.has(error.name)) return true;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && (code.startsWith('08') || code === '57P01' || code === 'ECONNREFUSED');
+}
+
+type BatchOutcome = { kind: 'applied'; position: Position } | { kind: 'reload' };
+
+/**
+ * One loop per projection: become its single active runner (advisory lock), then read batches after
+ * the checkpoint and apply each batch and move the checkpoint in ONE transaction (decision 008).
+ */
+export function startProjectionRunner(options: ProjectionRunnerOptions): ProjectionRunner {
+  const { pool, store, logger } = options;
+  const batchSize = options.batchSize ?? 500;
+  const controller = new AbortController();
+  const events = new EventEmitter<{ progress: [string, Position] }>();
+  events.setMaxListeners(0);
+  const leaders = new Set<string>();
+  const metrics = options.registry ? projectionMetrics(options) : undefined;
+
+  async function applyBatch(
+    projection: Projection,
+    generation: number,
+    from: Position | null,
+    batch: readonly RecordedEvent[],
+  ): Promise<BatchOutcome> {
+    const last = batch.at(-1);
+    if (!last) return { kind: 'applied', position: from ?? { commit: 0n, prepare: 0n } };
+    const tables = tablesOf(projection, generation);
+    return pool.transaction(async (tx) => {
+      // The row lock orders this batch with a rebuild's switch of generations.
+      const live = await tx.maybeOne(sql.type(
+        z.object({ active_generation: z.number(), status: z.string() }),
+      )`
+        SELECT active_generation, status FROM projections WHERE name = ${projection.name} FOR UPDATE`);
+      if (live?.active_generation !== generation || live.status !== 'running') return { kind: 'reload' };
+      if (!(await advanceCheckpoint(tx, projection.name, generation, from, last.position, batch.length))) {
+        return { kind: 'reload' };
+      }
+      try {
+        await projection.apply(tx, batch, tables);
+      } catch (error) {
+        throw isTransient(error) ? error : new BatchRefused(error);
+      }
+      await tx.query(sql.unsafe`SELECT pg_notify('projection_progress', ${projection.name})`);
+      return { kind: 'applied', position: last.position };
+    });
+  }
+
+  async function markFailed(projection: Projection, failure: ProjectionFailure): Promise<void> {
+    const reason = describeError(failure.cause);
+    logger.error(
+      { projection: projection.name, eventId: failure.event.id, eventType: failure.event.type, reason },
+      'projection stopped on an event it cannot apply',
+    );
+    await pool.query(sql.unsafe`
+      UPDATE projections SET status = 'failed', failed_event_id = ${failure.event.id},
+        failed_event_type = ${failure.event.type}, error = ${reason}, failed_at = now()
+      WHERE name = ${projection.name}`);
+  }
+
+  /** Follows the log while this process leads; returns to reload the state (or when leadership ends). */
+  async function follow(projection: Projection, signal: AbortSignal): Promise<void> {
+    const live = await loadLiveState(pool, projection);
+    if (live.status === 'failed') {
+      await sleep(options.failedRecheckMs ?? 5_000, signal);
+      return;
+    }
+    let position = live.position;
+    const subscription = store.subscribe({
+      after: position,
+      categories: projection.categories,
+      batchSize,
+      signal,
+    });
+    for await (const batch of subscription) {
+      const outcome = await applyOrFindCulprit(projection, live.generation, position, batch);
+      if (outcome.kind === 'reload') return;
+      if (outcome.kind === 'failed') {
+        await markFailed(projection, outcome.failure);
+        return;
+      }
+      position = outcome.position;
+    }
+  }
+
+  /**
+   * Applies a batch; when the projection refuses it, applies the same events one at a time, so that
+   * every event before the bad one lands and the bad one is named (and never skipped).
+   */
+  async function applyOrFindCulprit(
+    projection: Projection,
+    generation: number,
+    from: Position | null,
+    batch: readonly RecordedEvent[],
+  ): Promise<BatchOutcome | { kind: 'failed'; failure: ProjectionFailure }> {
+    const batches = [batch];
+    let position = from;
+    for (let next = batches.shift(); next; next = batches.shift()) {
+      let outcome: BatchOutcome;
+      try {
+        outcome = await applyBatch(projection, generation, position, next);
+      } catch (error) {
+        if (!(error instanceof BatchRefused)) throw error;
+        const [only] = next;
+        if (next.length === 1 && only)
+          return { kind: 'failed', failure: new ProjectionFailure(only, error.cause) };
+        batches.unshift(...next.map((event) => [event]));
+        continue;
+      }
+      if (outcome.kind === 'reload') return outcome;
+      position = outcome.position;
+      metrics?.applied.inc({ projection: projection.name }, next.length);
+      events.emit('progress', projection.name, position);
+    }
+    return { kind: 'applied', position: position ?? { commit: 0n, prepare: 0n } };
+  }
+
+  const run = (projection: Projection) =>
+    runAsLeader(
+      {
+        connectionString: options.connectionString,
+        key: `projection:${projection.name}`,
+        logger,
+        retryMs: options.lockRetryMs,
+        kind: 'projection',
+        name: projection.name,
+        onLeadership: (leading) => {
+          if (leading) leaders.add(projection.name);
+          else leaders.delete(projection.name);
+        },
+      },
+      controller.signal,
+      (leading) => follow(projection, leading),
+    );
+
+  const loops = options.projections.map((p) => run(p));
+
+  return {
+    events,
+    isLeader: (name) => leaders.has(name),
+    async stop() {
+      controller.abort();
+      await Promise.allSettled(loops);
+      metrics?.unregister();
+    },
+  };
+}
+
+/** Throughput, lag and health per projection; lag and status are read at scrape time, for every replica. */
+function projectionMetrics(options: ProjectionRunnerOptions) {
+  const registry = options.registry;
+  if (!registry) throw new Error('no registry');
+  const labelNames = ['projection'] as const;
+  const applied = new Counter({
+    name: 'projection_events_applied_total',
+    help: 'Events applied to read tables by this process',
+    labelNames,
+    registers: [registry],
+  });
+  const liveCheckpoints = () =>
+    options.pool.any(sql.type(
+      z.object({
+        name: z.string(),
+        status: z.string(),
+        commit_position: z.coerce.bigint().nullable(),
+        prepare_position: z.coerce.bigint().nullable(),
+      }),
+    )`SELECT p.name, p.status, c.commit_position, c.prepare_position
+      FROM projections p JOIN projection_checkpoints c ON c.name = p.name AND c.generation = p.active_generation
+      WHERE p.name = ANY (${sql.array(
+        options.projections.map((p) => p.name),
+        'text',
+      )})`);
+  // Each gauge reads at scrape time on its own: prom-client collects metrics concurrently.
+  const lag = new Gauge({
+    name: 'projection_lag_seconds',
+    help: 'Age of the oldest event the projection has not applied yet (0 when caught up)',
+    labelNames,
+    registers: [registry],
+    collect: async () => {
+      const rows = await liveCheckpoints();
+      lag.reset();
+      for (const projection of options.projections) {
+        const row = rows.find((r) => r.name === projection.name);
+        if (!row) continue;
+        const [next] = await options.store.readAll({
+          after: toPosition(row),
+          categories: projection.categories,
+          maxCount: 1,
+        });
+        lag.set(
+          { projection: projection.name },
+          next ? Math.max(0, (Date.now() - next.recordedAt.getTime()) / 1000) : 0,
+        );
+      }
+    },
+  });
+  const failed = new Gauge({
+    name: 'projection_failed',
+    help: '1 when the projection has stopped on an event it cannot apply',
+    labelNames,
+    registers: [registry],
+    collect: async () => {
+      const rows = await liveCheckpoints();
+      failed.reset();
+      for (const row of rows) failed.set({ projection: row.name }, row.status === 'failed' ? 1 : 0);
+    },
+  });
+  return {
+    applied,
+    unregister: () => {
+      for (const name of ['projection_events_applied_total', 'projection_lag_seconds', 'projection_failed']) {
+        registry.removeSingleMetric(name);
+      }
+    },
+  };
+}

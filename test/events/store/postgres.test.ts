@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { createPostgresEventStore } from '../../../src/events/store/postgres.ts';
+import type { EventStore } from '../../../src/events/store/port.ts';
+import { createUpcast } from '../../../src/events/store/upcasting.ts';
+import { createLogger } from '../../../src/http/logger.ts';
+import { createTestDatabase, useTestDatabase } from '../../support/database.ts';
+import { collect, describeEventStoreContract, freshCategory, testEvent } from './contract.ts';
+
+const logger = createLogger('silent');
+
+describeEventStoreContract('postgres', async () => {
+  const db = await createTestDatabase();
+  const store = createPostgresEventStore({ connectionString: db.url, logger, pollIntervalMs: 100 });
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await db.drop();
+    },
+  };
+});
+
+describe('postgres event store: ordering under transactions that commit out of order', () => {
+  const db = useTestDatabase();
+
+  /** Appends inside a transaction that stays open for `holdMs` before it commits. */
+  async function appendHeldOpen(stream: string, type: string, holdMs: number): Promise<void> {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      const e = testEvent(type);
+      await client.query(
+        'SELECT * FROM append_to_stream($1, -2, $2::uuid[], $3::text[], $4::jsonb[], $5::jsonb[])',
+        [stream, [e.id], [e.type], [JSON.stringify(e.data)], [JSON.stringify(e.metadata)]],
+      );
+      await new Promise((r) => setTimeout(r, holdMs));
+      await client.query('COMMIT');
+    } finally {
+      await client.end();
+    }
+  }
+
+  const withStore = async (body: (store: EventStore) => Promise<void>) => {
+    const store = createPostgresEventStore({ connectionString: db.url, logger, pollIntervalMs: 50 });
+    try {
+      await body(store);
+    } finally {
+      await store.close();
+    }
+  };
+
+  it('does not show an event committed after an older transaction that is still open', async () => {
+    await withStore(async (store) => {
+      const category = freshCategory();
+      const slow = appendHeldOpen(`${category}-slow`, 'slow', 800);
+      await new Promise((r) => setTimeout(r, 200));
+      await store.append(`${category}-fast`, [testEvent('fast')], 'any');
+      expect(await store.readAll({ after: null, categories: [category], maxCount: 10 })).toEqual([]);
+      await slow;
+      const all = await store.readAll({ after: null, categories: [category], maxCount: 10 });
+      expect(all.map((e) => e.type)).toEqual(['slow', 'fast']);
+    });
+  });
+
+  it('stress: writers holding transactions open for random times; one subscriber gets each event once, in order', async () => {
+    await withStore(async (store) => {
+      const category = freshCategory();
+      const writers = 8;
+      const perWriter = 25;
+      const total = writers * perWriter;
+      const received = collect(
+        store,
+        { after: null, categories: [category], until: (all) => all.length >= total },
+        60_000,
+      );
+      await Promise.all(
+        Array.from({ length: writers }, async (_, w) => {
+          for (let i = 0; i < perWriter; i++) {
+            await appendHeldOpen(`${category}-${w}`, `w${w}-${i}`, Math.random() * 40);
+          }
+        }),
+      );
+      const all = await received;
+
+      expect(all).toHaveLength(total);
+      expect(new Set(all.map((e) => e.id)).size).toBe(total);
+      const log = await store.readAll({ after: null, categories: [category], maxCount: 10_000 });
+      expect(all.map((e) => e.id)).toEqual(log.map((e) => e.id));
+      for (let w = 0; w < writers; w++) {
+        const mine = all.filter((e) => e.type.startsWith(`w${w}-`)).map((e) => e.type);
+        expect(mine).toEqual(Array.from({ length: perWriter }, (_, i) => `w${w}-${i}`));
+      }
+    });
+  }, 90_000);
+
+  it('orders by transaction id as a number, also where it gains a digit (99 before 100)', async () => {
+    await withStore(async (store) => {
+      const category = freshCategory();
+      const raw = new pg.Client({ connectionString: db.url });
+      await raw.connect();
+      try {
+        // Ids far below any running transaction, so they are readable at once; written out of order.
+        for (const [tx, type] of [
+          ['100', 'second'],
+          ['99', 'first'],
+          ['1000', 'third'],
+        ] as const) {
+          const e = testEvent(type);
+          await raw.query(
+            `INSERT INTO events (transaction_id, event_id, stream_name, stream_revision, event_type, data, metadata)
+             VALUES ($1::text::xid8, $2, $3, 0, $4, '{}', $5)`,
+            [tx, e.id, `${category}-${type}`, type, JSON.stringify(e.metadata)],
+          );
+        }
+      } finally {
+        await raw.end();
+      }
+      const all = await store.readAll({ after: null, categories: [category], maxCount: 10 });
+      expect(all.map((e) => e.type)).toEqual(['first', 'second', 'third']);
+      const rest = await store.readAll({
+        after: all[0]?.position ?? null,
+        categories: [category],
+        maxCount: 10,
+      });
+      expect(rest.map((e) => e.type)).toEqual(['second', 'third']);
+      expect((await store.headPosition([category]))?.commit).toBe(1000n);
+    });
+  });
+
+  it('upcasts stored old versions on read, and leaves the stored row as it was', async () => {
+    const upcast = createUpcast([
+      { type: 'greeted', fromVersion: 1, up: (data) => ({ ...(data as object), language: 'en' }) },
+      {
+        type: 'greeted',
+        fromVersion: 2,
+        up: (data) => {
+          const { name, ...rest } = data as { name: string };
+          return { ...rest, who: name };
+        },
+      },
+    ]);
+    const store = createPostgresEventStore({ connectionString: db.url, logger, upcast });
+    try {
+      const stream = `${freshCategory()}-1`;
+      const v1 = testEvent('greeted', { name: 'Ada' });
+      const v3 = {
+        ...testEvent('greeted', { who: 'Bob', language: 'fr' }),
+        metadata: { ...v1.metadata, schemaVersion: 3 },
+      };
+      await store.append(stream, [v1, v3], 'no_stream');
+      const [first, second] = await store.readStream(stream);
+      expect(first?.data).toEqual({ who: 'Ada', language: 'en' });
+      expect(first?.metadata.schemaVersion).toBe(3);
+      expect(second?.data).toEqual({ who: 'Bob', language: 'fr' });
+      const raw = new pg.Client({ connectionString: db.url });
+      await raw.connect();
+      const stored = await raw.query<{ data: unknown }>('SELECT data FROM events WHERE event_id = $1', [
+        v1.id,
+      ]);
+      await raw.end();
+      expect(stored.rows[0]?.data).toEqual({ name: 'Ada' });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses a batch of which only some ids are stored already, and writes none of it', async () => {
+    await withStore(async (store) => {
+      const stream = `${freshCategory()}-1`;
+      const a = testEvent('a');
+      await store.append(stream, [a], 'no_stream');
+      await expect(store.append(stream, [a, testEvent('b', {}, randomUUID())], 0n)).rejects.toThrow(
+        /stored already/,
+      );
+      expect((await store.readStream(stream)).map((e) => e.type)).toEqual(['a']);
+    });
+  });
+});

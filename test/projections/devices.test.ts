@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'slonik';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { deviceCodec, devicesStream, type DeviceEvent } from '../../src/events/devices.ts';
+import type { RecordedEvent } from '../../src/events/envelope.ts';
+import { devicesProjection } from '../../src/projections/devices.ts';
+import { createGeneration, tablesOf } from '../../src/projections/projection.ts';
+import { useTestDatabase } from '../support/database.ts';
+
+const db = useTestDatabase();
+
+/** A small seeded generator, so a failing sequence can be replayed from its seed. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function recorded(event: DeviceEvent, userId: string, index: number): RecordedEvent {
+  return {
+    id: randomUUID(),
+    type: event.type,
+    data: event.data,
+    metadata: {
+      actor: { type: 'user', id: userId },
+      correlationId: randomUUID(),
+      causationId: null,
+      occurredAt: new Date(Date.UTC(2026, 0, 1) + index * 1000).toISOString(),
+      schemaVersion: deviceCodec.schemaVersion(event.type),
+    },
+    streamName: devicesStream(userId),
+    streamRevision: BigInt(index),
+    position: { commit: BigInt(index + 1), prepare: BigInt(index + 1) },
+    recordedAt: new Date(),
+  };
+}
+
+/** Registrations, moves, re-registrations, platform changes, unregistrations and rejections, mixed. */
+function randomHistory(next: () => number, length: number): RecordedEvent[] {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+  return Array.from({ length }, (_, i) => {
+    const user = pick(['ann', 'bob', 'cyd']);
+    const token = pick(['1', '2', '3', '4']);
+    const roll = next();
+    const platform = pick(['mobile', 'tma'] as const);
+    const event: DeviceEvent =
+      roll < 0.55
+        ? {
+            type: 'deviceRegistered',
+            data: { token, platform, provider: platform === 'mobile' ? 'fcm' : 'telegram' },
+          }
+        : roll < 0.9
+          ? { type: 'deviceUnregistered', data: { token, reason: 'logout' } }
+          : { type: 'deviceRejectedByProvider', data: { token, provider: 'fcm', reason: 'unregistered' } };
+    return recorded(event, user, i);
+  });
+}
+
+const deviceRow = z.object({
+  user_id: z.string(),
+  token: z.string(),
+  platform: z.string(),
+  provider: z.string(),
+  registered_at: z.coerce.date(),
+  updated_at: z.coerce.date(),
+});
+
+async function rowsOf(generation: number) {
+  const { devices } = tablesOf(devicesProjection, generation);
+  return db.pool.any(sql.type(deviceRow)`
+    SELECT user_id, token, platform, provider, registered_at, updated_at FROM ${devices} ORDER BY token, user_id`);
+}
+
+describe('devices projection', () => {
+  it.each([1, 2, 3, 4, 5, 6, 7, 8])(
+    'a batch has the same effect as its events one by one (history %i)',
+    async (seed) => {
+      const next = random(seed);
+      const history = randomHistory(next, 400);
+      const [batched, single] = [seed * 10 + 1, seed * 10 + 2];
+      for (const generation of [batched, single])
+        await createGeneration(db.pool, devicesProjection, generation);
+
+      // Compared after every batch: a wrong intermediate state is often overwritten by later events.
+      let compared = 0;
+      for (let i = 0; i < history.length;) {
+        const size = 1 + Math.floor(next() * 60);
+        const batch = history.slice(i, i + size);
+        await db.pool.transaction((tx) =>
+          devicesProjection.apply(tx, batch, tablesOf(devicesProjection, batched)),
+        );
+        for (const event of batch) {
+          await devicesProjection.apply(db.pool, [event], tablesOf(devicesProjection, single));
+        }
+        const expected = await rowsOf(single);
+        expect(await rowsOf(batched), `after event ${i + size}`).toEqual(expected);
+        compared += expected.length;
+        i += size;
+      }
+      expect(compared).toBeGreaterThan(0);
+    },
+  );
+
+  it('keeps the first registration time when a device is registered again, and moves the update time', async () => {
+    await createGeneration(db.pool, devicesProjection, 200);
+    const tables = tablesOf(devicesProjection, 200);
+    const register = (index: number, platform: 'mobile' | 'tma') =>
+      recorded(
+        {
+          type: 'deviceRegistered',
+          data: { token: '99', platform, provider: platform === 'mobile' ? 'fcm' : 'telegram' },
+        },
+        'dee',
+        index,
+      );
+    await devicesProjection.apply(db.pool, [register(0, 'mobile')], tables);
+    await devicesProjection.apply(db.pool, [register(5, 'tma')], tables);
+    const [row] = await rowsOf(200);
+    expect(row).toMatchObject({ user_id: 'dee', platform: 'tma', provider: 'telegram' });
+    expect(row?.registered_at.toISOString()).toBe('2026-01-01T00:00:00.000Z');
+    expect(row?.updated_at.toISOString()).toBe('2026-01-01T00:00:05.000Z');
+  });
+});
