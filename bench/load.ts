@@ -65,7 +65,7 @@ export interface Series extends Measurement {
   readonly rounds: readonly number[];
 }
 
-const median = (values: readonly number[]) => {
+export const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;

@@ -25,6 +25,19 @@ export interface Verdict {
   readonly pass: boolean;
 }
 
+/** The targets as a Markdown section, for every benchmark's report. */
+export const targetsSection = (checks: readonly Verdict[]): string[] => [
+  '## Targets',
+  '',
+  '| Target | Actual | Result |',
+  '|---|---:|---|',
+  ...checks.map((c) => `| ${c.target} | ${c.actual} | ${c.pass ? 'PASS' : 'FAIL'} |`),
+];
+
+/** One line per target, for the summary printed at the end of a run. */
+export const targetLines = (checks: readonly Verdict[]): string[] =>
+  checks.map((c) => `${c.pass ? 'PASS' : 'FAIL'}  ${c.target}: ${c.actual}`);
+
 const MIN_THROUGHPUT_SHARE = 0.25;
 const MAX_SETTINGS_P99_MS = 25;
 
@@ -95,11 +108,7 @@ export function renderMarkdown(info: RunInfo, results: Results, checks: readonly
       .join(', ')}`,
     `- p99 / p50: hello ${fixed(tailRatio(hello))}, settings ${fixed(tailRatio(settings))}`,
     '',
-    '## Targets',
-    '',
-    '| Target | Actual | Result |',
-    '|---|---:|---|',
-    ...checks.map((c) => `| ${c.target} | ${c.actual} | ${c.pass ? 'PASS' : 'FAIL'} |`),
+    ...targetsSection(checks),
     '',
   ];
   return lines.join('\n');
@@ -109,9 +118,5 @@ export function renderSummary(results: Results, checks: readonly Verdict[]): str
   const row = (name: string, m: Series) =>
     `${name.padEnd(10)} ${fixed(m.requestsPerSecond, 0).padStart(8)} req/s  p50 ${fixed(m.p50Ms)} ms  ` +
     `p99 ${fixed(m.p99Ms)} ms  p99/p50 ${fixed(tailRatio(m))}  failures ${m.failures}`;
-  return [
-    row('hello', results.hello),
-    row('settings', results.settings),
-    ...checks.map((c) => `${c.pass ? 'PASS' : 'FAIL'}  ${c.target}: ${c.actual}`),
-  ].join('\n');
+  return [row('hello', results.hello), row('settings', results.settings), ...targetLines(checks)].join('\n');
 }

@@ -12,6 +12,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { type NotificationSettings, updateNotificationSettings } from '../src/db/notification-settings.ts';
 import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
 import { mintSessionToken } from '../src/dev-token.ts';
+import { startEventSourcing } from '../src/event-sourcing.ts';
 import { buildApp } from '../src/http/app.ts';
 import { createLogger } from '../src/http/logger.ts';
 import type { Target } from './load.ts';
@@ -68,7 +69,8 @@ function benchConfig(logLevel: string): ResolvedConfig {
   return parsed as ResolvedConfig;
 }
 
-async function databaseUrl(teardown: Teardown, logger: Logger): Promise<string> {
+/** `DATABASE_URL` when set, otherwise an embedded PostgreSQL in a fresh temporary directory. */
+export async function databaseUrl(teardown: Teardown, logger: Logger): Promise<string> {
   const given = process.env.DATABASE_URL;
   if (given) return given;
   const dir = await mkdtemp(join(tmpdir(), 'svc-bench-pg-'));
@@ -106,7 +108,16 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
   });
   await updateNotificationSettings(pool, BENCH_USER_ID, SEEDED);
 
-  const app = await buildApp({ config, pool, logger });
+  const eventSourcing = await startEventSourcing({ config, databaseUrl: url, pool, logger });
+  teardown.add('projections and event store', () => eventSourcing.stop());
+  const app = await buildApp({
+    config,
+    pool,
+    logger,
+    store: eventSourcing.store,
+    waiter: eventSourcing.waiter,
+    projections: eventSourcing.projectionNames,
+  });
   const base = await listen(app);
   teardown.add('service app', () => app.close());
 

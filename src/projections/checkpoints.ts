@@ -18,6 +18,8 @@ export interface LiveState {
   readonly generation: number;
   readonly status: 'running' | 'failed';
   readonly position: Position | null;
+  /** The projection version that built the live generation's tables. */
+  readonly version: number;
 }
 
 /**
@@ -44,10 +46,15 @@ export async function loadLiveState(db: CommonQueryMethods, projection: Projecti
       INSERT INTO projection_checkpoints (name, generation, version)
       VALUES (${projection.name}, ${generation}, ${projection.version})
       ON CONFLICT (name, generation) DO NOTHING`);
-    const checkpoint = await tx.one(sql.type(positionColumns)`
-      SELECT commit_position, prepare_position FROM projection_checkpoints
+    const checkpoint = await tx.one(sql.type(positionColumns.extend({ version: z.number() }))`
+      SELECT commit_position, prepare_position, version FROM projection_checkpoints
       WHERE name = ${projection.name} AND generation = ${generation}`);
-    return { generation, status: live.status, position: toPosition(checkpoint) };
+    return {
+      generation,
+      status: live.status,
+      position: toPosition(checkpoint),
+      version: checkpoint.version,
+    };
   });
 }
 

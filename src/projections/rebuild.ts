@@ -108,7 +108,6 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
         UPDATE projections SET active_generation = ${generation}, status = 'running', failed_event_id = NULL,
           failed_event_type = NULL, error = NULL, failed_at = NULL
         WHERE name = ${projection.name}`);
-      await tx.query(sql.unsafe`SELECT pg_notify('projection_progress', ${projection.name})`);
       return row.active_generation;
     });
     if (!options.keepPrevious) {

@@ -75,7 +75,7 @@ type BatchOutcome = { kind: 'applied'; position: Position } | { kind: 'reload' }
  */
 export function startProjectionRunner(options: ProjectionRunnerOptions): ProjectionRunner {
   const { pool, store, logger } = options;
-  const batchSize = options.batchSize ?? 500;
+  const batchSize = options.batchSize ?? 1_000;
   const controller = new AbortController();
   const events = new EventEmitter<{ progress: [string, Position] }>();
   events.setMaxListeners(0);
@@ -106,7 +106,6 @@ export function startProjectionRunner(options: ProjectionRunnerOptions): Project
       } catch (error) {
         throw isTransient(error) ? error : new BatchRefused(error);
       }
-      await tx.query(sql.unsafe`SELECT pg_notify('projection_progress', ${projection.name})`);
       return { kind: 'applied', position: last.position };
     });
   }
@@ -126,6 +125,12 @@ export function startProjectionRunner(options: ProjectionRunnerOptions): Project
   /** Follows the log while this process leads; returns to reload the state (or when leadership ends). */
   async function follow(projection: Projection, signal: AbortSignal): Promise<void> {
     const live = await loadLiveState(pool, projection);
+    if (live.version !== projection.version) {
+      logger.warn(
+        { projection: projection.name, tables: live.version, code: projection.version },
+        'projection: the live tables were built by another version; run `projections rebuild`',
+      );
+    }
     if (live.status === 'failed') {
       await sleep(options.failedRecheckMs ?? 5_000, signal);
       return;

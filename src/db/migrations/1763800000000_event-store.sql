@@ -83,9 +83,7 @@ BEGIN
       RETURNING e.stream_revision AS r, e.transaction_id AS x, e.global_position AS g
   )
   SELECT 'written'::text, v_revision, inserted.x, inserted.g FROM inserted WHERE inserted.r = v_revision;
-
-  -- Wakes subscribers (LISTEN event_store); several appends of one transaction make one notification.
-  PERFORM pg_notify('event_store', '');
+  -- No NOTIFY here: the adapter sends it after the commit (see NOTIFY in postgres.ts).
 END;
 $$;
 

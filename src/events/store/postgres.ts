@@ -46,6 +46,28 @@ const COLUMNS = `global_position, transaction_id::text AS transaction_text, even
 // may commit after a reader has passed the later ones, and its event would be skipped for good.
 const VISIBLE = 'transaction_id < pg_snapshot_xmin(pg_current_snapshot())';
 
+const AFTER = '(transaction_id, global_position) > ($1::text::xid8, $2::bigint)';
+const READ_ALL = `SELECT ${COLUMNS} FROM events WHERE ${AFTER} AND ${VISIBLE}
+  ORDER BY transaction_id, global_position LIMIT $3`;
+// One ordered index scan per category, merged: with 'stream_category = ANY (...)' PostgreSQL would fetch
+// and sort every later event of the categories for each batch.
+const READ_CATEGORIES = `SELECT e.* FROM unnest($4::text[]) AS c (category) CROSS JOIN LATERAL (
+    SELECT transaction_id, ${COLUMNS} FROM events
+    WHERE stream_category = c.category AND ${AFTER} AND ${VISIBLE}
+    ORDER BY transaction_id, global_position LIMIT $3
+  ) e
+  ORDER BY e.transaction_id, e.global_position LIMIT $3`;
+
+const HEAD = `SELECT transaction_id::text AS transaction_text, global_position FROM events WHERE ${VISIBLE}
+  ORDER BY transaction_id DESC, global_position DESC LIMIT 1`;
+const HEAD_OF_CATEGORIES = `SELECT h.transaction_text, h.global_position
+  FROM unnest($1::text[]) AS c (category) CROSS JOIN LATERAL (
+    SELECT transaction_id, transaction_id::text AS transaction_text, global_position FROM events
+    WHERE stream_category = c.category AND ${VISIBLE}
+    ORDER BY transaction_id DESC, global_position DESC LIMIT 1
+  ) h
+  ORDER BY h.transaction_id DESC, h.global_position DESC LIMIT 1`;
+
 const expectedArg = (expected: ExpectedRevision): string =>
   expected === 'no_stream' ? '-1' : expected === 'any' ? '-2' : expected.toString();
 
@@ -61,7 +83,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   pool.on('error', (error) => {
     logger.warn({ err: error }, 'event store: idle connection lost');
   });
-  const wake = createWakeups(options.connectionString, logger);
+  const wake = createWakeups(options.connectionString, pool, logger);
 
   const toRecorded = (row: EventRow): RecordedEvent =>
     upcast({
@@ -104,10 +126,12 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     if (row.outcome === 'conflict') {
       throw new WrongExpectedRevisionError(stream, expected, revision < 0n ? 'no_stream' : revision);
     }
+    const written = row.outcome === 'written';
+    if (written) wake.appended();
     return {
       nextRevision: revision,
       position: { commit: BigInt(row.transaction_id ?? '0'), prepare: BigInt(row.global_position ?? '0') },
-      written: row.outcome === 'written',
+      written,
     };
   }
 
@@ -115,10 +139,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     const filtered = categories !== undefined && categories.length > 0;
     const { rows } = await pool.query<EventRow>({
       name: filtered ? 'read_all_categories' : 'read_all',
-      text: `SELECT ${COLUMNS} FROM events
-             WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint) AND ${VISIBLE}
-             ${filtered ? 'AND stream_category = ANY ($4::text[])' : ''}
-             ORDER BY transaction_id, global_position LIMIT $3`,
+      text: filtered ? READ_CATEGORIES : READ_ALL,
       values: [
         (after?.commit ?? 0n).toString(),
         (after?.prepare ?? 0n).toString(),
@@ -190,9 +211,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     async headPosition(categories) {
       const filtered = categories !== undefined && categories.length > 0;
       const { rows } = await pool.query<{ transaction_text: string; global_position: string }>({
-        text: `SELECT transaction_id::text AS transaction_text, global_position FROM events
-               WHERE ${VISIBLE} ${filtered ? 'AND stream_category = ANY ($1::text[])' : ''}
-               ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
+        text: filtered ? HEAD_OF_CATEGORIES : HEAD,
         values: filtered ? [categories] : [],
       });
       const row = rows[0];
@@ -218,15 +237,48 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
 interface Wakeups {
   /** Resolves at the next notification, after `timeoutMs`, or when `signal` aborts. */
   next(timeoutMs: number, signal: AbortSignal): Promise<void>;
+  /** After an append committed: wakes this process's subscriptions, and tells the others. */
+  appended(): void;
   close(): Promise<void>;
 }
+
+// Sent after the append's commit, not inside it: a transaction that notifies holds a database-wide lock
+// until its commit is on disk, which would make appends commit one at a time instead of together. The
+// notification itself need not be durable, so it does not wait for the disk either.
+const NOTIFY_GAP_MS = 5;
+const NOTIFY = `SELECT set_config('synchronous_commit', 'off', true), pg_notify('${NOTIFY_CHANNEL}', '')`;
 
 /**
  * One LISTEN connection per store, shared by every subscription in the process. It connects lazily
  * and reconnects after a drop; while it is down, subscriptions fall back to their poll.
  */
-function createWakeups(connectionString: string, logger: Logger): Wakeups {
+function createWakeups(connectionString: string, pool: pg.Pool, logger: Logger): Wakeups {
   const waiters = new Set<() => void>();
+  // One NOTIFY at a time; appends meanwhile are covered by one more after it.
+  let notifying = false;
+  let notifyAgain = false;
+  const notifyOthers = () => {
+    if (notifying) {
+      notifyAgain = true;
+      return;
+    }
+    notifying = true;
+    pool
+      .query(NOTIFY)
+      .catch((error: unknown) => {
+        logger.warn({ err: error }, 'event store: cannot notify; subscribers elsewhere fall back to polling');
+      })
+      .finally(() => {
+        // Each NOTIFY takes a transaction id: a short gap keeps a busy writer from using one per append.
+        setTimeout(() => {
+          notifying = false;
+          if (notifyAgain) {
+            notifyAgain = false;
+            notifyOthers();
+          }
+        }, NOTIFY_GAP_MS).unref();
+      });
+  };
   let client: pg.Client | undefined;
   let connecting: Promise<void> | undefined;
   let closed = false;
@@ -273,6 +325,10 @@ function createWakeups(connectionString: string, logger: Logger): Wakeups {
         waiters.add(finish);
         signal.addEventListener('abort', finish, { once: true });
       });
+    },
+    appended() {
+      wakeAll();
+      if (!closed) notifyOthers();
     },
     async close() {
       closed = true;
