@@ -1,4 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ConcurrencyExhaustedError,
+  forbidden,
+  invalidTransition,
+  notFound,
+} from '../../src/commands/errors.ts';
 import { bearer, type RunningApp, startApp, TEST_SECRETS } from '../support/app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { sessionToken } from '../support/jwt.ts';
@@ -14,6 +20,19 @@ beforeAll(async () => {
     extend: (app) => {
       app.get('/test/boom', () => {
         throw new Error('secret internal detail: connection string postgres://user:pw@db');
+      });
+      // What commands throw when the domain refuses, as a command route would let them through.
+      const refusals = {
+        transition: () => invalidTransition('The post is deleted.'),
+        rated: () => invalidTransition('Rated 4 already.', 'already_rated'),
+        forbidden: () => forbidden('Not your comment.'),
+        banned: () => forbidden('Banned until tomorrow.', 'user_banned'),
+        missing: () => notFound('No such post.'),
+        busy: () => new ConcurrencyExhaustedError('channelPost-1', 5),
+      };
+      app.get('/test/refused/:kind', (request) => {
+        const { kind } = request.params as { kind: keyof typeof refusals };
+        throw refusals[kind]();
       });
     },
   });
@@ -136,5 +155,21 @@ describe('metrics', () => {
       /http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/api\/settings\/notifications",status_code="200"\}/,
     );
     expect(text).not.toContain('conventions'); // no user ids or raw URLs in labels
+  });
+});
+
+describe('domain refusals', () => {
+  it.each([
+    ['transition', 409, 'conflict', 'The post is deleted.'],
+    ['rated', 409, 'already_rated', 'Rated 4 already.'],
+    ['forbidden', 403, 'forbidden', 'Not your comment.'],
+    ['banned', 403, 'user_banned', 'Banned until tomorrow.'],
+    ['missing', 404, 'not_found', 'No such post.'],
+    ['busy', 409, 'conflict', 'The resource kept changing; retry the request.'],
+  ])('%s is %i %s as problem+json', async (kind, status, code, detail) => {
+    const res = await fetch(`${running.url}/test/refused/${kind}`);
+    expect(res.status).toBe(status);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(await res.json()).toMatchObject({ status, code, detail });
   });
 });

@@ -51,10 +51,36 @@ describe('logs of a run that handled secrets', () => {
       headers: { 'x-hub-signature': signature },
     });
     await fetch(`${running.url}/files/abc?t=${fileSignature}`);
+    // A push token lets whoever holds it (with our FCM key) reach the device: as private as a secret.
+    const pushToken = 'fcm-token-marker-91e2';
+    for (const [path, body, key] of [
+      ['register', { platform: 'mobile', token: pushToken }, 'idem-key-marker-91e2'],
+      ['register', { platform: 'mobile', token: pushToken }, 'idem-key-marker-91e2'],
+      ['unregister', { token: pushToken }, undefined],
+    ] as const) {
+      const res = await fetch(`${running.url}/api/devices/${path}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${valid}`,
+          'content-type': 'application/json',
+          ...(key ? { 'idempotency-key': key } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBeLessThan(300);
+    }
 
     const logs = running.logs.text;
     expect(running.logs.lines.length).toBeGreaterThanOrEqual(6); // the run did log: a line per request at least
-    for (const secret of [valid, forged, TEST_SECRETS.JWT_SECRET, bodyMarker, signature, fileSignature]) {
+    for (const secret of [
+      valid,
+      forged,
+      TEST_SECRETS.JWT_SECRET,
+      bodyMarker,
+      signature,
+      fileSignature,
+      'marker-91e2',
+    ]) {
       expect(logs).not.toContain(secret);
     }
     // The parts of a JWT are secrets too (the signature alone could be replayed with the header).

@@ -15,11 +15,7 @@ declare module 'fastify' {
     idempotent?: boolean;
   }
   interface FastifyRequest {
-    /**
-     * Derives the ids of the events a command appends: the caller and Idempotency-Key when one was
-     * sent (so a retry appends nothing new), otherwise unique to this request.
-     */
-    commandId: string;
+    /** The claimed (caller, Idempotency-Key) of this request, until its response is stored. */
     idempotency: { readonly caller: string; readonly key: string } | null;
   }
 }
@@ -35,8 +31,16 @@ function fingerprint(request: FastifyRequest): string {
     .digest('base64url');
 }
 
+/**
+ * Derives the ids of the events a command appends: the caller and Idempotency-Key when one was claimed
+ * (so a retry appends nothing new), otherwise unique to this call.
+ */
+export function commandIdOf(request: FastifyRequest): string {
+  const held = request.idempotency;
+  return held ? `idempotency-key\u0000${held.caller}\u0000${held.key}` : randomUUID();
+}
+
 async function claim(pool: DatabasePool, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  request.commandId = randomUUID();
   const header = request.headers['idempotency-key'];
   if (header === undefined || request.userId === null) return;
   if (typeof header !== 'string' || !keyPattern.test(header)) {
@@ -50,7 +54,6 @@ async function claim(pool: DatabasePool, request: FastifyRequest, reply: Fastify
   const outcome = await claimIdempotencyKey(pool, caller, header, fingerprint(request));
   switch (outcome.kind) {
     case 'claimed':
-      request.commandId = `idempotency-key\u0000${caller}\u0000${header}`;
       request.idempotency = { caller, key: header };
       return;
     case 'in_progress':
@@ -76,7 +79,6 @@ async function claim(pool: DatabasePool, request: FastifyRequest, reply: Fastify
  */
 export const idempotencyPlugin = fp(
   (app: FastifyInstance, { pool }: { pool: DatabasePool }) => {
-    app.decorateRequest('commandId', '');
     app.decorateRequest('idempotency', null);
     app.addHook('preHandler', async (request, reply) => {
       if (request.routeOptions.config.idempotent) await claim(pool, request, reply);
