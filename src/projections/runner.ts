@@ -241,40 +241,50 @@ function projectionMetrics(options: ProjectionRunnerOptions) {
         options.projections.map((p) => p.name),
         'text',
       )})`);
+  // A scrape while the database is away keeps the last values (and says so) instead of failing /metrics.
+  const orLastValues = async (read: () => Promise<void>) => {
+    try {
+      await read();
+    } catch (error) {
+      options.logger.warn({ err: error }, 'projection metrics: cannot read the checkpoints');
+    }
+  };
   // Each gauge reads at scrape time on its own: prom-client collects metrics concurrently.
   const lag = new Gauge({
     name: 'projection_lag_seconds',
     help: 'Age of the oldest event the projection has not applied yet (0 when caught up)',
     labelNames,
     registers: [registry],
-    collect: async () => {
-      const rows = await liveCheckpoints();
-      lag.reset();
-      for (const projection of options.projections) {
-        const row = rows.find((r) => r.name === projection.name);
-        if (!row) continue;
-        const [next] = await options.store.readAll({
-          after: toPosition(row),
-          categories: projection.categories,
-          maxCount: 1,
-        });
-        lag.set(
-          { projection: projection.name },
-          next ? Math.max(0, (Date.now() - next.recordedAt.getTime()) / 1000) : 0,
-        );
-      }
-    },
+    collect: () =>
+      orLastValues(async () => {
+        const rows = await liveCheckpoints();
+        lag.reset();
+        for (const projection of options.projections) {
+          const row = rows.find((r) => r.name === projection.name);
+          if (!row) continue;
+          const [next] = await options.store.readAll({
+            after: toPosition(row),
+            categories: projection.categories,
+            maxCount: 1,
+          });
+          lag.set(
+            { projection: projection.name },
+            next ? Math.max(0, (Date.now() - next.recordedAt.getTime()) / 1000) : 0,
+          );
+        }
+      }),
   });
   const failed = new Gauge({
     name: 'projection_failed',
     help: '1 when the projection has stopped on an event it cannot apply',
     labelNames,
     registers: [registry],
-    collect: async () => {
-      const rows = await liveCheckpoints();
-      failed.reset();
-      for (const row of rows) failed.set({ projection: row.name }, row.status === 'failed' ? 1 : 0);
-    },
+    collect: () =>
+      orLastValues(async () => {
+        const rows = await liveCheckpoints();
+        failed.reset();
+        for (const row of rows) failed.set({ projection: row.name }, row.status === 'failed' ? 1 : 0);
+      }),
   });
   return {
     applied,

@@ -53,7 +53,7 @@ describe('health', () => {
     });
   });
 
-  it('ready answers 503 when the database is unreachable, live stays 200', async () => {
+  it('ready answers 503 when the database is unreachable, live and metrics stay 200', async () => {
     const doomed = await createTestDatabase();
     const broken = await startApp({ db: doomed });
     try {
@@ -62,7 +62,12 @@ describe('health', () => {
       expect((await fetch(`${broken.url}/health/live`)).status).toBe(200);
       const ready = await fetch(`${broken.url}/health/ready`);
       expect(ready.status).toBe(503);
-      expect(((await ready.json()) as { code: string }).code).toBe('not_ready');
+      const body = (await ready.json()) as { code: string; detail: string };
+      expect(body.code).toBe('not_ready');
+      expect(body.detail).toContain('the event store is not reachable');
+      const metrics = await fetch(`${broken.url}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toContain('projection_lag_seconds');
     } finally {
       await broken.close();
       await doomed.drop();
