@@ -1,3 +1,4 @@
+import { DEFAULT_BATCH_SIZE } from '../../src/projections/runner.ts';
 import type { Machine } from '../machine.ts';
 import type { SourceVersion } from '../source.ts';
 import { targetLines, targetsSection, type Verdict } from '../report.ts';
@@ -155,7 +156,7 @@ export function renderMarkdown(p: Parameters, r: Results, checks: readonly Verdi
       `${int(r.seeded.events / r.seeded.users)} events each, ${p.writers} writers) in ${fixed(r.seeded.seconds, 1)} s: ` +
       `${int(r.seeded.events / r.seeded.seconds)} events/s (not a target).`,
     `- \`startProjectionRunner\` with \`devicesProjection\` from an empty checkpoint, batch size ` +
-      `${p.projectionBatch ?? 'the runner default (500)'}: caught up in ${fixed(r.catchUp.seconds, 1)} s, ` +
+      `${p.projectionBatch ?? `the runner default (${DEFAULT_BATCH_SIZE.toLocaleString('en-US')})`}: caught up in ${fixed(r.catchUp.seconds, 1)} s, ` +
       `**${int(r.catchUp.eventsPerSecond)} events/s**, ${int(r.catchUp.batches)} batches; ` +
       `${int(r.catchUp.rows)} rows in \`devices\` (expected ${int(r.expectedRows.caughtUp)}).`,
     `- Meanwhile PostgreSQL read the \`devices\` table with ${int(r.catchUp.scans.seqScans)} sequential scans ` +

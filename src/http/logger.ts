@@ -1,4 +1,5 @@
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import { safeMessage } from '../error-text.ts';
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 
 /**
@@ -35,12 +36,16 @@ export function loggerOptions(level: string): LoggerOptions {
       res: (res: FastifyReply) => ({ statusCode: res.statusCode }),
       // pino's default error serializer copies every enumerable field, and database errors carry the
       // query's values and rows (which will hold comment text and message bodies). Keep the shape only.
-      err: (err: Error & { code?: unknown }) => ({
-        type: err.name,
-        message: err.message,
-        ...(typeof err.code === 'string' ? { code: err.code } : {}),
-        stack: err.stack,
-      }),
+      err: (err: Error & { code?: unknown }) => {
+        const message = safeMessage(err);
+        return {
+          type: err.name,
+          message,
+          ...(typeof err.code === 'string' ? { code: err.code } : {}),
+          // The stack starts with the message.
+          stack: err.stack?.replace(err.message, message),
+        };
+      },
     },
   };
 }

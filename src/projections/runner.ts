@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { type DatabasePool, sql } from 'slonik';
 import { z } from 'zod';
 import { sleep } from '../abortable.ts';
@@ -8,7 +8,8 @@ import { runAsLeader } from '../db/leader-lock.ts';
 import { describeError } from '../error-text.ts';
 import type { Position, RecordedEvent } from '../events/envelope.ts';
 import type { EventStore } from '../events/store/port.ts';
-import { advanceCheckpoint, loadLiveState, toPosition } from './checkpoints.ts';
+import { advanceCheckpoint, loadLiveState } from './checkpoints.ts';
+import { projectionMetrics } from './metrics.ts';
 import { type Projection, tablesOf } from './projection.ts';
 
 export interface ProjectionRunnerOptions {
@@ -67,6 +68,9 @@ function isTransient(error: unknown): boolean {
   return typeof code === 'string' && (code.startsWith('08') || code === '57P01' || code === 'ECONNREFUSED');
 }
 
+/** Events per batch: large enough that catching up is bound by the database, not by round trips. */
+export const DEFAULT_BATCH_SIZE = 1_000;
+
 type BatchOutcome = { kind: 'applied'; position: Position } | { kind: 'reload' };
 
 /**
@@ -75,12 +79,14 @@ type BatchOutcome = { kind: 'applied'; position: Position } | { kind: 'reload' }
  */
 export function startProjectionRunner(options: ProjectionRunnerOptions): ProjectionRunner {
   const { pool, store, logger } = options;
-  const batchSize = options.batchSize ?? 1_000;
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const controller = new AbortController();
   const events = new EventEmitter<{ progress: [string, Position] }>();
   events.setMaxListeners(0);
   const leaders = new Set<string>();
-  const metrics = options.registry ? projectionMetrics(options) : undefined;
+  const metrics = options.registry
+    ? projectionMetrics({ ...options, registry: options.registry })
+    : undefined;
 
   async function applyBatch(
     projection: Projection,
@@ -212,86 +218,6 @@ export function startProjectionRunner(options: ProjectionRunnerOptions): Project
       controller.abort();
       await Promise.allSettled(loops);
       metrics?.unregister();
-    },
-  };
-}
-
-/** Throughput, lag and health per projection; lag and status are read at scrape time, for every replica. */
-function projectionMetrics(options: ProjectionRunnerOptions) {
-  const registry = options.registry;
-  if (!registry) throw new Error('no registry');
-  const labelNames = ['projection'] as const;
-  const applied = new Counter({
-    name: 'projection_events_applied_total',
-    help: 'Events applied to read tables by this process',
-    labelNames,
-    registers: [registry],
-  });
-  const liveCheckpoints = () =>
-    options.pool.any(sql.type(
-      z.object({
-        name: z.string(),
-        status: z.string(),
-        commit_position: z.coerce.bigint().nullable(),
-        prepare_position: z.coerce.bigint().nullable(),
-      }),
-    )`SELECT p.name, p.status, c.commit_position, c.prepare_position
-      FROM projections p JOIN projection_checkpoints c ON c.name = p.name AND c.generation = p.active_generation
-      WHERE p.name = ANY (${sql.array(
-        options.projections.map((p) => p.name),
-        'text',
-      )})`);
-  // A scrape while the database is away keeps the last values (and says so) instead of failing /metrics.
-  const orLastValues = async (read: () => Promise<void>) => {
-    try {
-      await read();
-    } catch (error) {
-      options.logger.warn({ err: error }, 'projection metrics: cannot read the checkpoints');
-    }
-  };
-  // Each gauge reads at scrape time on its own: prom-client collects metrics concurrently.
-  const lag = new Gauge({
-    name: 'projection_lag_seconds',
-    help: 'Age of the oldest event the projection has not applied yet (0 when caught up)',
-    labelNames,
-    registers: [registry],
-    collect: () =>
-      orLastValues(async () => {
-        const rows = await liveCheckpoints();
-        lag.reset();
-        for (const projection of options.projections) {
-          const row = rows.find((r) => r.name === projection.name);
-          if (!row) continue;
-          const [next] = await options.store.readAll({
-            after: toPosition(row),
-            categories: projection.categories,
-            maxCount: 1,
-          });
-          lag.set(
-            { projection: projection.name },
-            next ? Math.max(0, (Date.now() - next.recordedAt.getTime()) / 1000) : 0,
-          );
-        }
-      }),
-  });
-  const failed = new Gauge({
-    name: 'projection_failed',
-    help: '1 when the projection has stopped on an event it cannot apply',
-    labelNames,
-    registers: [registry],
-    collect: () =>
-      orLastValues(async () => {
-        const rows = await liveCheckpoints();
-        failed.reset();
-        for (const row of rows) failed.set({ projection: row.name }, row.status === 'failed' ? 1 : 0);
-      }),
-  });
-  return {
-    applied,
-    unregister: () => {
-      for (const name of ['projection_events_applied_total', 'projection_lag_seconds', 'projection_failed']) {
-        registry.removeSingleMetric(name);
-      }
     },
   };
 }

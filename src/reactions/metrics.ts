@@ -4,7 +4,8 @@ import { type DatabasePool, sql } from 'slonik';
 import { z } from 'zod';
 import type { EventStore } from '../events/store/port.ts';
 import { toPosition } from '../projections/checkpoints.ts';
-import { describeError } from '../error-text.ts';
+import { secondsBehind } from '../events/store/lag.ts';
+import { readOrKeepLast } from '../metrics.ts';
 import { countDeadLetters } from './checkpoints.ts';
 import type { Reaction } from './reaction.ts';
 
@@ -53,23 +54,19 @@ export function reactionMetrics(options: {
     help: 'Events a reaction gave up on after its last attempt (rows in reaction_dead_letters)',
     labelNames,
     registers: [registry],
-    collect: async () => {
-      try {
+    collect: () =>
+      readOrKeepLast(logger, 'dead letters', async () => {
         const counts = await countDeadLetters(pool);
         for (const r of reactions) deadLetters.set({ reaction: r.name }, counts.get(r.name) ?? 0);
-      } catch (error) {
-        // A scrape during a database outage keeps the last values rather than failing /metrics.
-        logger.warn({ reason: describeError(error) }, 'reaction metrics: cannot count dead letters');
-      }
-    },
+      }),
   });
   const lag = new Gauge({
     name: 'reaction_lag_seconds',
     help: 'Age of the oldest event the reaction has not passed yet (0 when caught up)',
     labelNames,
     registers: [registry],
-    collect: async () => {
-      try {
+    collect: () =>
+      readOrKeepLast(logger, 'reaction checkpoints', async () => {
         const rows = await pool.any(sql.type(
           z.object({
             name: z.string(),
@@ -84,20 +81,12 @@ export function reactionMetrics(options: {
         for (const reaction of reactions) {
           const row = rows.find((r) => r.name === reaction.name);
           if (!row) continue;
-          const [next] = await store.readAll({
-            after: toPosition(row),
-            categories: reaction.categories,
-            maxCount: 1,
-          });
           lag.set(
             { reaction: reaction.name },
-            next ? Math.max(0, (Date.now() - next.recordedAt.getTime()) / 1000) : 0,
+            await secondsBehind(store, toPosition(row), reaction.categories),
           );
         }
-      } catch (error) {
-        logger.warn({ reason: describeError(error) }, 'reaction metrics: cannot measure lag');
-      }
-    },
+      }),
   });
   return {
     handled,

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'slonik';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { devicesStream } from '../../src/events/devices.ts';
 import type { EventToAppend } from '../../src/events/envelope.ts';
 import { upcast } from '../../src/events/upcasters.ts';
 import { devicesOfUser } from '../../src/queries/devices.ts';
-import { bearer, type RunningApp, startApp, TEST_SECRETS } from '../support/app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { bearer, TEST_SECRETS, useRunningApp } from '../support/app.ts';
 import { sessionToken } from '../support/jwt.ts';
 
 /** deviceRegistered as version 1 wrote it: no `provider`, the push service implied by the platform. */
@@ -56,32 +55,23 @@ describe('deviceRegistered v1 -> v2', () => {
 });
 
 describe('stored v1 events in the running service', () => {
-  let db: TestDatabase;
-  let running: RunningApp;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    running = await startApp({ db });
-  });
-  afterAll(async () => {
-    await running.close();
-    await db.drop();
-  });
+  const service = useRunningApp();
 
   it('are projected, decided on and read back as v2, while the stored row stays v1', async () => {
     const stored = registeredV1('mobile', 'legacy-token');
-    const { position } = await running.eventSourcing.store.append(
+    const { position } = await service.running.eventSourcing.store.append(
       devicesStream('legacy'),
       [stored],
       'no_stream',
     );
-    expect(await running.eventSourcing.waiter.waitFor(['devices'], position)).toBe(true);
+    expect(await service.running.eventSourcing.waiter.waitFor(['devices'], position)).toBe(true);
 
-    const [device] = await devicesOfUser(db.pool, 'legacy');
+    const [device] = await devicesOfUser(service.db.pool, 'legacy');
     expect(device).toMatchObject({ token: 'legacy-token', platform: 'mobile', provider: 'fcm' });
     expect(device?.registeredAt.toISOString()).toBe('2025-06-01T12:00:00.000Z');
 
     // The decider folds the upcast event: registering the same token again appends nothing.
-    const again = await fetch(`${running.url}/api/devices/register`, {
+    const again = await fetch(`${service.running.url}/api/devices/register`, {
       method: 'POST',
       headers: {
         ...bearer(sessionToken(TEST_SECRETS.JWT_SECRET, 'legacy')),
@@ -90,11 +80,11 @@ describe('stored v1 events in the running service', () => {
       body: JSON.stringify({ platform: 'mobile', token: 'legacy-token' }),
     });
     expect(again.status).toBe(200);
-    const [read] = await running.eventSourcing.store.readStream(devicesStream('legacy'));
+    const [read] = await service.running.eventSourcing.store.readStream(devicesStream('legacy'));
     expect(read?.data).toEqual({ platform: 'mobile', token: 'legacy-token', provider: 'fcm' });
     expect(read?.metadata.schemaVersion).toBe(2);
 
-    const rows = await db.pool.any(sql.type(z.object({ data: z.unknown(), version: z.number() }))`
+    const rows = await service.db.pool.any(sql.type(z.object({ data: z.unknown(), version: z.number() }))`
       SELECT data, (metadata->>'schemaVersion')::int AS version FROM events
       WHERE stream_name = ${devicesStream('legacy')}`);
     expect(rows).toEqual([{ data: { platform: 'mobile', token: 'legacy-token' }, version: 1 }]);

@@ -1,25 +1,14 @@
 import { sql } from 'slonik';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { devicesOfUser } from '../../src/queries/devices.ts';
-import { bearer, type RunningApp, startApp, TEST_SECRETS } from '../support/app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { bearer, TEST_SECRETS, useRunningApp } from '../support/app.ts';
 import { sessionToken } from '../support/jwt.ts';
 
-let db: TestDatabase;
-let running: RunningApp;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  running = await startApp({ db });
-});
-afterAll(async () => {
-  await running.close();
-  await db.drop();
-});
+const service = useRunningApp();
 
 const post = (user: string | null, path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${running.url}/api/devices/${path}`, {
+  fetch(`${service.running.url}/api/devices/${path}`, {
     method: 'POST',
     headers: {
       ...(user === null ? {} : bearer(sessionToken(TEST_SECRETS.JWT_SECRET, user))),
@@ -34,10 +23,10 @@ const unregister = (user: string, token: string, headers?: Record<string, string
   post(user, 'unregister', { token }, headers);
 
 /** What the push fan-out would read for this user, right after the response (read-your-writes). */
-const tokensOf = async (user: string) => (await devicesOfUser(db.pool, user)).map((d) => d.token);
+const tokensOf = async (user: string) => (await devicesOfUser(service.db.pool, user)).map((d) => d.token);
 
 const eventsOf = (user: string) =>
-  db.pool.any(sql.type(z.object({ event_id: z.string(), event_type: z.string(), data: z.unknown() }))`
+  service.db.pool.any(sql.type(z.object({ event_id: z.string(), event_type: z.string(), data: z.unknown() }))`
     SELECT event_id, event_type, data FROM events WHERE stream_name = ${`userDevices-${user}`}
     ORDER BY stream_revision`);
 
@@ -48,7 +37,7 @@ describe('POST /api/devices/register', () => {
     expect(await mobile.json()).toEqual({ registered: true });
     expect((await register('ana', { platform: 'tma', token: '123456789' })).status).toBe(200);
 
-    const devices = await devicesOfUser(db.pool, 'ana');
+    const devices = await devicesOfUser(service.db.pool, 'ana');
     expect(devices.map(({ token, platform, provider }) => ({ token, platform, provider }))).toEqual([
       { token: 'fcm:APA91b-ana', platform: 'mobile', provider: 'fcm' },
       { token: '123456789', platform: 'tma', provider: 'telegram' },
@@ -174,7 +163,7 @@ describe('Idempotency-Key', () => {
     const key = { 'idempotency-key': 'ned-busy' };
     await register('ned', { platform: 'mobile', token: 'fcm-ned' }, key);
     // As the row looks while the first request is between its claim and its response.
-    await db.pool.query(sql.unsafe`
+    await service.db.pool.query(sql.unsafe`
       UPDATE idempotency_keys SET status_code = NULL, response = NULL WHERE caller = 'ned' AND key = 'ned-busy'`);
     const res = await register('ned', { platform: 'mobile', token: 'fcm-ned' }, key);
     expect(res.status).toBe(409);
@@ -196,12 +185,42 @@ describe('Idempotency-Key', () => {
     const events = await eventsOf('pam');
     // As if the process had died after appending, before it stored the response: the claim is
     // abandoned, and a retry a minute later runs the command again.
-    await db.pool.query(sql.unsafe`
+    await service.db.pool.query(sql.unsafe`
       UPDATE idempotency_keys SET status_code = NULL, response = NULL, created_at = now() - interval '2 minutes'
       WHERE caller = 'pam' AND key = 'pam-crash'`);
     const retry = await register('pam', { platform: 'mobile', token: 'fcm-pam' }, key);
     expect(retry.status).toBe(200);
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
     expect(await eventsOf('pam')).toEqual(events);
+  });
+});
+
+describe('OpenAPI', () => {
+  it('documents both device routes with their bodies, the Idempotency-Key and their answers', async () => {
+    const doc = (await (await fetch(`${service.running.url}/openapi.json`)).json()) as {
+      paths: Record<
+        string,
+        {
+          post?: {
+            requestBody?: unknown;
+            parameters?: { in: string; name: string }[];
+            responses: Record<string, unknown>;
+          };
+        }
+      >;
+    };
+    for (const [path, ok] of [
+      ['/api/devices/register', '200'],
+      ['/api/devices/unregister', '204'],
+    ] as const) {
+      const post = doc.paths[path]?.post;
+      expect(post?.requestBody, path).toBeDefined();
+      expect(post?.parameters).toEqual(
+        expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'idempotency-key' })]),
+      );
+      expect(Object.keys(post?.responses ?? {})).toEqual(
+        expect.arrayContaining([ok, '400', '401', '409', '422', '429']),
+      );
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeError } from '../../src/error-text.ts';
 import { createLogger } from '../../src/http/logger.ts';
 import { LogCapture, type RunningApp, startApp, TEST_SECRETS } from '../support/app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -96,6 +97,14 @@ describe('logs of a run that handled secrets', () => {
       row: { body: 'message body marker 5d1c' },
     });
     createLogger('info', logs).error({ err: error }, 'request failed');
+    // A data exception quotes the value it refused.
+    const quoted = Object.assign(new Error('invalid input syntax for type uuid: "token marker 5d1c"'), {
+      code: '22P02',
+    });
+    createLogger('info', logs).error({ err: quoted }, 'request failed');
+    expect(describeError(quoted)).toBe('Error: invalid input syntax for type uuid: "[redacted]"');
+    const named = Object.assign(new Error('relation "devices" does not exist'), { code: '42P01' });
+    expect(describeError(named)).toBe('Error: relation "devices" does not exist');
     expect(logs.text).toContain('insert failed');
     expect(logs.text).toContain('23505');
     expect(logs.text).not.toContain('marker 5d1c');

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'slonik';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { deviceCodec, devicesStream, type DeviceEvent } from '../../src/events/devices.ts';
 import type { RecordedEvent } from '../../src/events/envelope.ts';
 import { devicesProjection } from '../../src/projections/devices.ts';
 import { createGeneration, tablesOf } from '../../src/projections/projection.ts';
 import { useTestDatabase } from '../support/database.ts';
+import { deviceTableRows } from '../support/devices.ts';
 
 const db = useTestDatabase();
 
@@ -61,20 +60,8 @@ function randomHistory(next: () => number, length: number): RecordedEvent[] {
   });
 }
 
-const deviceRow = z.object({
-  user_id: z.string(),
-  token: z.string(),
-  platform: z.string(),
-  provider: z.string(),
-  registered_at: z.coerce.date(),
-  updated_at: z.coerce.date(),
-});
-
-async function rowsOf(generation: number) {
-  const { devices } = tablesOf(devicesProjection, generation);
-  return db.pool.any(sql.type(deviceRow)`
-    SELECT user_id, token, platform, provider, registered_at, updated_at FROM ${devices} ORDER BY token, user_id`);
-}
+const rowsOf = (generation: number) =>
+  deviceTableRows(db.pool, tablesOf(devicesProjection, generation).devices);
 
 describe('devices projection', () => {
   it.each([1, 2, 3, 4, 5, 6, 7, 8])(

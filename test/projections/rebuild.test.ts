@@ -1,45 +1,26 @@
-import { sql } from 'slonik';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type IdentifierSqlToken, sql } from 'slonik';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { registerDevice, unregisterDevice } from '../../src/commands/devices.ts';
 import { devicesProjection } from '../../src/projections/devices.ts';
 import { tablesOf } from '../../src/projections/projection.ts';
 import { rebuildProjection } from '../../src/projections/rebuild.ts';
 import { holdersOfToken } from '../../src/queries/devices.ts';
-import { bearer, type RunningApp, startApp, TEST_SECRETS } from '../support/app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { bearer, TEST_SECRETS, useRunningApp } from '../support/app.ts';
+import { deviceTableRows } from '../support/devices.ts';
 import { sessionToken } from '../support/jwt.ts';
 import { spawnService } from '../support/process.ts';
 
-let db: TestDatabase;
-let running: RunningApp;
-beforeAll(async () => {
-  db = await createTestDatabase();
-  running = await startApp({ db });
-});
-afterAll(async () => {
-  await running.close();
-  await db.drop();
-});
+const service = useRunningApp();
 
-const deviceRow = z.object({
-  user_id: z.string(),
-  token: z.string(),
-  platform: z.string(),
-  provider: z.string(),
-  registered_at: z.coerce.date(),
-  updated_at: z.coerce.date(),
-});
-const rowsOf = (table: ReturnType<typeof sql.identifier>) =>
-  db.pool.any(sql.type(deviceRow)`
-    SELECT user_id, token, platform, provider, registered_at, updated_at FROM ${table} ORDER BY user_id, token`);
+const rowsOf = (table: IdentifierSqlToken) => deviceTableRows(service.db.pool, table);
 const generationTable = (generation: number) => tablesOf(devicesProjection, generation).devices;
 const liveGeneration = () =>
-  db.pool.oneFirst(sql.type(z.object({ g: z.number() }))`
+  service.db.pool.oneFirst(sql.type(z.object({ g: z.number() }))`
     SELECT active_generation AS g FROM projections WHERE name = 'devices'`);
 
 const registerOverHttp = (user: string, token: string) =>
-  fetch(`${running.url}/api/devices/register`, {
+  fetch(`${service.running.url}/api/devices/register`, {
     method: 'POST',
     headers: { ...bearer(sessionToken(TEST_SECRETS.JWT_SECRET, user)), 'content-type': 'application/json' },
     body: JSON.stringify({ platform: 'mobile', token }),
@@ -47,8 +28,8 @@ const registerOverHttp = (user: string, token: string) =>
 
 /** A history with moves between users, re-registrations and unregistrations. */
 async function writeHistory(events: number): Promise<void> {
-  const store = running.eventSourcing.store;
-  const deps = { store, holdersOf: (token: string) => holdersOfToken(db.pool, token) };
+  const store = service.running.eventSourcing.store;
+  const deps = { store, holdersOf: (token: string) => holdersOfToken(service.db.pool, token) };
   for (let i = 0; i < events; i++) {
     const user = `user-${i % 7}`;
     const token = `token-${(i * 5) % 11}`;
@@ -60,7 +41,7 @@ async function writeHistory(events: number): Promise<void> {
     if (i % 4 === 3) await unregisterDevice(deps, { userId: user, token }, context);
     else {
       const { position } = await registerDevice(deps, { userId: user, platform: 'mobile', token }, context);
-      await running.eventSourcing.waiter.waitFor(['devices'], position);
+      await service.running.eventSourcing.waiter.waitFor(['devices'], position);
     }
   }
 }
@@ -68,17 +49,17 @@ async function writeHistory(events: number): Promise<void> {
 describe('projections rebuild', () => {
   it('fills a new generation equal to the live one while the live one keeps serving, then switches', async () => {
     await writeHistory(240);
-    const head = await running.eventSourcing.store.headPosition(devicesProjection.categories);
-    expect(await running.eventSourcing.waiter.waitFor(['devices'], head, 10_000)).toBe(true);
+    const head = await service.running.eventSourcing.store.headPosition(devicesProjection.categories);
+    expect(await service.running.eventSourcing.waiter.waitFor(['devices'], head, 10_000)).toBe(true);
     const before = await liveGeneration();
     const liveRows = await rowsOf(sql.identifier(['devices']));
     expect(liveRows.length).toBeGreaterThan(3);
 
     let servedDuringFill = false;
     const result = await rebuildProjection({
-      pool: db.pool,
-      store: running.eventSourcing.store,
-      connectionString: db.url,
+      pool: service.db.pool,
+      store: service.running.eventSourcing.store,
+      connectionString: service.db.url,
       projection: devicesProjection,
       batchSize: 50,
       keepPrevious: true,
@@ -111,7 +92,7 @@ describe('projections rebuild', () => {
   it('runs from the CLI beside the running service, with progress, and status shows the result', async () => {
     const before = await liveGeneration();
     const rebuild = spawnService(process.execPath, ['src/cli.ts', 'projections', 'rebuild', 'devices'], {
-      DATABASE_URL: db.url,
+      DATABASE_URL: service.db.url,
       LOG_LEVEL: 'warn',
     });
     expect(await rebuild.exited).toBe(0);
@@ -121,13 +102,13 @@ describe('projections rebuild', () => {
     );
     expect(await liveGeneration()).toBe(before + 1);
     // The previous generation is gone.
-    const schemas = await db.pool.anyFirst(sql.type(z.object({ nspname: z.string() }))`
+    const schemas = await service.db.pool.anyFirst(sql.type(z.object({ nspname: z.string() }))`
       SELECT nspname FROM pg_namespace WHERE nspname LIKE 'projection\\_devices\\_%' ORDER BY nspname`);
     expect(schemas).toContain(`projection_devices_g${before + 1}`);
     expect(schemas).not.toContain(`projection_devices_g${before}`);
 
     const status = spawnService(process.execPath, ['src/cli.ts', 'projections', 'status'], {
-      DATABASE_URL: db.url,
+      DATABASE_URL: service.db.url,
       LOG_LEVEL: 'warn',
     });
     expect(await status.exited).toBe(0);
@@ -140,7 +121,7 @@ describe('projections rebuild', () => {
 
   it('refuses an unknown projection', async () => {
     const run = spawnService(process.execPath, ['src/cli.ts', 'projections', 'rebuild', 'nope'], {
-      DATABASE_URL: db.url,
+      DATABASE_URL: service.db.url,
       LOG_LEVEL: 'warn',
     });
     expect(await run.exited).toBe(1);

@@ -416,15 +416,21 @@ describe('reaction runner', () => {
   });
 
   describe('at least once across a crash', () => {
-    it('re-sends a side effect whose runner stopped before moving the checkpoint; the target applies it once', async () => {
+    /**
+     * An event whose side effect the target applies without ever answering (so the runner dies after the
+     * side effect, before it could learn of its success and move the checkpoint), and one after it.
+     */
+    async function crashAfterSideEffect() {
       const category = freshCategory();
-      const name = `r-${category}`;
       const crashing = testEvent('wanted');
-      // The target applies the effect and never answers: the runner dies after the side effect, before
-      // it could learn of its success and move the checkpoint.
       target.holdAnswer(crashing.id);
       await store.append(`${category}-1`, [crashing], 'any');
       const later = await append(`${category}-1`, 'wanted');
+      return { category, name: `r-${category}`, crashing, later };
+    }
+
+    it('re-sends a side effect whose runner stopped before moving the checkpoint; the target applies it once', async () => {
+      const { category, name, crashing, later } = await crashAfterSideEffect();
       const first = start([httpReaction(target, { name, categories: [category] }, 'first')]);
       await vi.waitFor(() => {
         expect(target.applied).toContain(crashing.id);
@@ -446,12 +452,7 @@ describe('reaction runner', () => {
     });
 
     it('survives the process being killed after the side effect: another process takes over and re-sends', async () => {
-      const category = freshCategory();
-      const name = `r-${category}`;
-      const crashing = testEvent('wanted');
-      target.holdAnswer(crashing.id);
-      await store.append(`${category}-1`, [crashing], 'any');
-      const later = await append(`${category}-1`, 'wanted');
+      const { category, name, crashing, later } = await crashAfterSideEffect();
       const child = spawnService(
         process.execPath,
         ['--input-type=module', '-e', childRunner(db.url, name, category, target.url)],

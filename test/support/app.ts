@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { afterAll, beforeAll } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
@@ -8,6 +9,7 @@ import { buildApp } from '../../src/http/app.ts';
 import { type EventSourcing, startEventSourcing } from '../../src/event-sourcing.ts';
 import { createLogger } from '../../src/http/logger.ts';
 import type { Projection } from '../../src/projections/projection.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
 
 export const TEST_SECRETS = {
   JWT_SECRET: 'test-jwt-secret-0123456789abcdefghijklmnop',
@@ -96,4 +98,37 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
 
 export function bearer(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}` };
+}
+
+export interface UsedApp {
+  readonly db: TestDatabase;
+  readonly running: RunningApp;
+}
+
+/**
+ * Gives the enclosing suite a database of its own and the real app on it, started before its tests and
+ * stopped after. Read `db` and `running` inside hooks and tests, not at collection time.
+ */
+export function useRunningApp(options: Omit<StartOptions, 'db'> = {}): UsedApp {
+  let used: UsedApp | undefined;
+  beforeAll(async () => {
+    const db = await createTestDatabase();
+    used = { db, running: await startApp({ ...options, db }) };
+  });
+  afterAll(async () => {
+    await used?.running.close();
+    await used?.db.drop();
+  });
+  const current = (): UsedApp => {
+    if (!used) throw new Error('the app is only there inside hooks and tests');
+    return used;
+  };
+  return {
+    get db() {
+      return current().db;
+    },
+    get running() {
+      return current().running;
+    },
+  };
 }
