@@ -80,10 +80,7 @@ async function claim(pool: DatabasePool, request: FastifyRequest, reply: Fastify
 export const idempotencyPlugin = fp(
   (app: FastifyInstance, { pool }: { pool: DatabasePool }) => {
     app.decorateRequest('idempotency', null);
-    app.addHook('preHandler', async (request, reply) => {
-      if (request.routeOptions.config.idempotent) await claim(pool, request, reply);
-    });
-    app.addHook('onSend', async (request, reply, payload) => {
+    const store = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       const held = request.idempotency;
       if (!held) return payload;
       request.idempotency = null;
@@ -94,6 +91,13 @@ export const idempotencyPlugin = fp(
         await completeIdempotencyKey(pool, held.caller, held.key, reply.statusCode, body);
       }
       return payload;
+    };
+    // Only on the routes that take a key: every other request (the polls) pays for no hook at all.
+    app.addHook('onRoute', (route) => {
+      if (!route.config?.idempotent) return;
+      const claimHook = (request: FastifyRequest, reply: FastifyReply) => claim(pool, request, reply);
+      route.preHandler = [...(route.preHandler === undefined ? [] : [route.preHandler].flat()), claimHook];
+      route.onSend = [...(route.onSend === undefined ? [] : [route.onSend].flat()), store];
     });
   },
   { name: 'idempotency' },
