@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
+import { adminsUsage, runAdminsCommand } from './cli/admins.ts';
 import { openCliDatabase } from './cli/database.ts';
 import { projectionsUsage, runProjectionsCommand } from './cli/projections.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { loadConfig } from './config.ts';
 import { migrate } from './db/migrate.ts';
 import { resolveSecrets } from './dev-secrets.ts';
 import { DEMO_USER_ID, mintSessionToken } from './dev-token.ts';
@@ -14,6 +15,7 @@ Commands:
                                the running service's if there is one)
   dev-token [--user ID] [--ttl SECONDS]
                                print a client session JWT signed with JWT_SECRET (not in production)
+${adminsUsage}
 ${projectionsUsage}
 `;
 
@@ -47,6 +49,11 @@ try {
     case 'dev-token':
       await runDevToken(rest);
       break;
+    case 'admins': {
+      const config = loadConfig();
+      await runAdminsCommand(config, createLogger(config.LOG_LEVEL), rest);
+      break;
+    }
     case 'projections': {
       const config = loadConfig();
       await runProjectionsCommand(config, createLogger(config.LOG_LEVEL), rest);
@@ -57,6 +64,6 @@ try {
       process.exitCode = command === undefined || command === '--help' ? 0 : 2;
   }
 } catch (error) {
-  process.stderr.write(`${error instanceof ConfigError ? error.message : String(error)}\n`);
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
 }

@@ -30,6 +30,12 @@ export const envSchema = z
     JWT_SECRET: optionalString,
     REQUIRE_JWT_EXP: flag,
     ADMIN_SESSION_SECRET: optionalString,
+    ADMIN_SESSION_TTL_MINUTES: int(5, 7 * 24 * 60, 12 * 60),
+    ADMIN_BOOTSTRAP_EMAIL: z.preprocess(unsetIfEmpty, z.email().optional()),
+    ADMIN_BOOTSTRAP_PASSWORD: optionalString,
+    ADMIN_LOGIN_MAX_FAILURES: int(1, 1000, 5),
+    ADMIN_LOGIN_WINDOW_MINUTES: int(1, 24 * 60, 15),
+    ADMIN_LOGIN_LOCK_MINUTES: int(1, 24 * 60, 15),
     FILE_URL_SECRET: optionalString,
     CORS_ORIGINS: z.preprocess(
       (v) => (v === undefined ? '' : v),
@@ -67,6 +73,9 @@ export const envSchema = z
     ENABLE_DEVTOOLS: flag,
     ENABLE_DEVTOOLS_RESET_ALL: flag,
     DATA_RETENTION_DAYS: optionalInt(1, 36_500),
+    POLL_CHAT_MS: int(500, 600_000, 4_000),
+    POLL_COMMENTS_MS: int(500, 600_000, 5_000),
+    COMMENT_MAX_LENGTH: int(1, 10_000, 2_000),
   })
   .superRefine((env, ctx) => {
     if (env.EVENT_STORE === 'kurrentdb' && !env.EVENTSTORE_URL) {
@@ -74,6 +83,15 @@ export const envSchema = z
         code: 'custom',
         path: ['EVENTSTORE_URL'],
         message: 'is required when EVENT_STORE=kurrentdb',
+      });
+    }
+    if ((env.ADMIN_BOOTSTRAP_EMAIL === undefined) !== (env.ADMIN_BOOTSTRAP_PASSWORD === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [
+          env.ADMIN_BOOTSTRAP_EMAIL === undefined ? 'ADMIN_BOOTSTRAP_EMAIL' : 'ADMIN_BOOTSTRAP_PASSWORD',
+        ],
+        message: 'ADMIN_BOOTSTRAP_EMAIL and ADMIN_BOOTSTRAP_PASSWORD are set together or not at all',
       });
     }
   })

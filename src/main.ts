@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
+import { type SeededOwner, seedFirstOwner } from './auth/bootstrap.ts';
 import { ConfigError, type Config, loadConfig, type ResolvedConfig } from './config.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
@@ -57,7 +58,7 @@ async function stopAll(running: Running, logger: Logger): Promise<boolean> {
   return clean;
 }
 
-function printBanner(config: ResolvedConfig, app: FastifyInstance): void {
+function printBanner(config: ResolvedConfig, app: FastifyInstance, owner: SeededOwner | null): void {
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
@@ -71,7 +72,15 @@ function printBanner(config: ResolvedConfig, app: FastifyInstance): void {
       `  curl -H "Authorization: Bearer $TOKEN" ${base}/api/settings/notifications`,
     );
   }
-  // Printed, not logged: the demo token is meant for the developer's terminal, never for log storage.
+  if (owner?.generatedPassword) {
+    lines.push(
+      `  First admin (shown this once): ${owner.email} / ${owner.generatedPassword}`,
+      `  curl -X POST -H 'content-type: application/json' ${base}/admin/auth/login \\`,
+      `    -d '{"email":"${owner.email}","password":"${owner.generatedPassword}"}'`,
+    );
+  }
+  // Printed, not logged: the demo token and a generated password are meant for the developer's
+  // terminal, never for log storage.
   process.stdout.write(`\n${lines.join('\n')}\n\n`);
 }
 
@@ -106,6 +115,7 @@ async function main(): Promise<void> {
     }
     await migrate(databaseUrl, logger);
     running.pool = await createDatabasePool(databaseUrl);
+    const owner = await seedFirstOwner(running.pool, config, logger);
     if (config.REDIS_URL) running.redis = createRedis(config.REDIS_URL, logger);
     const registry = new Registry();
     running.eventSourcing = await startEventSourcing({
@@ -127,7 +137,7 @@ async function main(): Promise<void> {
       projections: running.eventSourcing.projectionNames,
     });
     await running.app.listen({ host: config.HOST, port: config.PORT });
-    printBanner(config, running.app);
+    printBanner(config, running.app, owner);
   } catch (error) {
     logger.fatal({ err: error }, 'startup failed');
     await shutdown('startup failed', 1);

@@ -16,6 +16,7 @@ import { errorsPlugin } from './plugins/errors.ts';
 import { idempotencyPlugin } from './plugins/idempotency.ts';
 import { metricsPlugin } from './plugins/metrics.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
+import { adminRoutes } from './routes/admin/index.ts';
 import { apiRoutes } from './routes/api/index.ts';
 import { healthRoutes } from './routes/health.ts';
 
@@ -35,6 +36,7 @@ export interface AppDependencies {
 
 /** JSON bodies are small; uploads get their own, larger limit on their own routes. */
 const BODY_LIMIT_BYTES = 1024 * 1024;
+const MIB = 1024 * 1024;
 const requestIdPattern = /^[\w.-]{1,128}$/;
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
@@ -82,9 +84,30 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     waiter: deps.waiter,
     redis: deps.redis,
     rateLimitPerMinute: config.API_RATE_LIMIT_PER_MINUTE,
+    client: {
+      poll: { chatMs: config.POLL_CHAT_MS, commentsMs: config.POLL_COMMENTS_MS },
+      limits: {
+        maxFileBytes: config.MAX_FILE_MB * MIB,
+        maxImageBytes: config.MAX_IMAGE_MB * MIB,
+        maxVideoBytes: config.MAX_VIDEO_MB * MIB,
+        commentMaxLength: config.COMMENT_MAX_LENGTH,
+      },
+    },
     devtools: {
       enabled: config.ENABLE_DEVTOOLS && config.NODE_ENV !== 'production',
       resetAll: config.ENABLE_DEVTOOLS_RESET_ALL,
+    },
+  });
+  await app.register(adminRoutes, {
+    prefix: '/admin',
+    pool: deps.pool,
+    redis: deps.redis,
+    sessionSecret: config.ADMIN_SESSION_SECRET,
+    sessionTtlMinutes: config.ADMIN_SESSION_TTL_MINUTES,
+    login: {
+      maxFailures: config.ADMIN_LOGIN_MAX_FAILURES,
+      windowMinutes: config.ADMIN_LOGIN_WINDOW_MINUTES,
+      lockMinutes: config.ADMIN_LOGIN_LOCK_MINUTES,
     },
   });
   return app;

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { PasswordPolicyError } from '../../auth/admin-accounts.ts';
 import { ConcurrencyExhaustedError, DomainError } from '../../commands/errors.ts';
 import { type FieldError, HttpProblem, type Problem, problem } from '../problem.ts';
 
@@ -27,6 +28,11 @@ const domainStatus: Record<DomainError['kind'], number> = {
 function toProblem(error: FastifyError): Problem {
   if (error instanceof HttpProblem) return problem(error.statusCode, error.code, error.detail);
   if (error instanceof DomainError) return problem(domainStatus[error.kind], error.code, error.message);
+  if (error instanceof PasswordPolicyError) {
+    return problem(400, 'validation_failed', 'The password is not acceptable.', [
+      { path: 'body.password', message: error.reason },
+    ]);
+  }
   if (error instanceof ConcurrencyExhaustedError) {
     return problem(409, 'conflict', 'The resource kept changing; retry the request.');
   }

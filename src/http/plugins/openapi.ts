@@ -18,6 +18,11 @@ export const openapiPlugin = fp(
         components: {
           securitySchemes: {
             sessionJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+            adminToken: {
+              type: 'http',
+              scheme: 'bearer',
+              description: 'The token of POST /admin/auth/login',
+            },
           },
         },
       },

@@ -5,6 +5,7 @@ import type { EventStore } from '../../../events/store/port.ts';
 import type { ProjectionWaiter } from '../../../projections/progress.ts';
 import { identify, requireUser } from '../../plugins/auth.ts';
 import { registerApiRateLimit } from '../../plugins/rate-limit.ts';
+import { type ClientConfig, configRoutes } from './config.ts';
 import { devicesRoutes } from './devices.ts';
 import { devtoolsRoutes } from './devtools.ts';
 import { notificationSettingsRoutes } from './notification-settings.ts';
@@ -15,6 +16,7 @@ export interface ApiOptions {
   readonly waiter: ProjectionWaiter;
   readonly redis?: Redis | undefined;
   readonly rateLimitPerMinute: number;
+  readonly client: ClientConfig;
   readonly devtools: { readonly enabled: boolean; readonly resetAll: boolean };
 }
 
@@ -33,6 +35,7 @@ export const apiRoutes: FastifyPluginAsync<ApiOptions> = async (app, options) =>
     route.preParsing = [...before, requireUser];
   });
 
+  await app.register(configRoutes, { pool: options.pool, client: options.client });
   await app.register(notificationSettingsRoutes, { pool: options.pool });
   await app.register(devicesRoutes, { pool: options.pool, store: options.store, waiter: options.waiter });
   if (options.devtools.enabled) {

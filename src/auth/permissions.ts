@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+export const roles = ['owner', 'author', 'moderator', 'support', 'auditor'] as const;
+export const roleSchema = z.enum(roles).meta({ id: 'AdminRole' });
+export type Role = z.infer<typeof roleSchema>;
+
+/**
+ * The permission names of API.md, plus `admins.read` and `reasons.read` for the two listings it leaves
+ * without one (decision 012). Every `*.read` belongs to the auditor.
+ */
+export const permissions = [
+  'admins.manage',
+  'admins.read',
+  'analytics.read',
+  'audit.read',
+  'channels.manage',
+  'comments.moderate',
+  'complaints.manage',
+  'complaints.read',
+  'csat.read',
+  'moderation.read',
+  'posts.publish',
+  'posts.write',
+  'reasons.manage',
+  'reasons.read',
+] as const;
+export const permissionSchema = z.enum(permissions).meta({ id: 'AdminPermission' });
+export type Permission = z.infer<typeof permissionSchema>;
+
+const reads = permissions.filter((p) => p.endsWith('.read'));
+
+const granted: Readonly<Record<Role, readonly Permission[]>> = {
+  owner: permissions,
+  author: ['posts.write', 'posts.publish'],
+  moderator: ['comments.moderate', 'moderation.read'],
+  support: ['csat.read', 'complaints.read', 'complaints.manage', 'analytics.read'],
+  auditor: reads,
+};
+
+export function permissionsOf(role: Role): readonly Permission[] {
+  return granted[role];
+}
+
+export function roleHas(role: Role, permission: Permission): boolean {
+  return granted[role].includes(permission);
+}

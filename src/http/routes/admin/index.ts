@@ -1,0 +1,53 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { Redis } from 'ioredis';
+import { adminSessions } from '../../../auth/admin-sessions.ts';
+import { adminTokens } from '../../../auth/admin-tokens.ts';
+import { loginThrottle } from '../../../auth/login-throttle.ts';
+import { verifyAgainstNothing } from '../../../auth/passwords.ts';
+import type { DatabasePool } from '../../../db/pool.ts';
+import { recordAudit } from '../../plugins/admin-audit.ts';
+import { identifyAdmin, requireDeclaredAccess } from '../../plugins/admin-auth.ts';
+import { adminsRoutes } from './admins.ts';
+import { auditLogRoutes } from './audit-log.ts';
+import { authRoutes } from './auth.ts';
+import { reasonsRoutes } from './reasons.ts';
+
+export interface AdminOptions {
+  readonly pool: DatabasePool;
+  readonly redis?: Redis | undefined;
+  readonly sessionSecret: string;
+  readonly sessionTtlMinutes: number;
+  readonly login: {
+    readonly maxFailures: number;
+    readonly windowMinutes: number;
+    readonly lockMinutes: number;
+  };
+}
+
+/**
+ * Everything under /admin (decision 012): the admin is identified from the session token first
+ * (onRequest), every route's declared access is checked before its body is read (preParsing), and every
+ * mutating route leaves an audit entry before its response goes out (onSend).
+ */
+export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, options) => {
+  const { pool } = options;
+  const tokens = adminTokens(options.sessionSecret, options.sessionTtlMinutes);
+  const sessions = adminSessions(pool, tokens);
+  const throttle = loginThrottle({
+    maxFailures: options.login.maxFailures,
+    windowSeconds: options.login.windowMinutes * 60,
+    lockSeconds: options.login.lockMinutes * 60,
+    redis: options.redis,
+  });
+  // The dummy hash an unknown email is checked against, made now rather than in the first such login.
+  await verifyAgainstNothing('');
+
+  requireDeclaredAccess(app);
+  recordAudit(app, pool);
+  app.addHook('onRequest', identifyAdmin(sessions));
+
+  await app.register(authRoutes, { pool, sessions, tokens, throttle });
+  await app.register(adminsRoutes, { pool, sessions });
+  await app.register(auditLogRoutes, { pool });
+  await app.register(reasonsRoutes, { pool });
+};

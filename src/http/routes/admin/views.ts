@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import type { AdminIdentity } from '../../../auth/admin-sessions.ts';
+import { permissionSchema, permissionsOf, roleSchema } from '../../../auth/permissions.ts';
+import { problemSchema } from '../../problem.ts';
+
+export const adminSchema = z
+  .object({
+    id: z.uuid(),
+    email: z.string(),
+    name: z.string(),
+    role: roleSchema,
+    permissions: z.array(permissionSchema),
+    active: z.boolean(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+    lastLoginAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'Admin' });
+export type AdminView = z.infer<typeof adminSchema>;
+
+export function adminView(admin: AdminIdentity): AdminView {
+  return {
+    id: admin.id,
+    email: admin.email,
+    name: admin.name,
+    role: admin.role,
+    permissions: [...permissionsOf(admin.role)],
+    active: admin.active,
+    createdAt: admin.createdAt.toISOString(),
+    updatedAt: admin.updatedAt.toISOString(),
+    lastLoginAt: admin.lastLoginAt?.toISOString() ?? null,
+  };
+}
+
+export const adminSecurity = [{ adminToken: [] }];
+
+/** The refusals every signed-in admin route can give. */
+export const adminErrors = { 401: problemSchema, 403: problemSchema } as const;
+
+export const idParams = z.object({ id: z.uuid() });
+
+/** A display name or title: trimmed, 1 to `max` characters, no control characters. */
+export const label = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    // eslint-disable-next-line no-control-regex
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
