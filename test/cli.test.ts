@@ -19,7 +19,7 @@ describe('operator CLI', () => {
       });
       expect(await first.exited).toBe(0);
       expect(first.output()).toContain(
-        'applied: 1763780000000_notification-settings, 1763800000000_event-store',
+        'applied: 1763780000000_notification-settings, 1763800000000_event-store, 1763900000000_admin-identity',
       );
       const tables = await db.pool.anyFirst(
         sql.type(z.object({ t: z.string() }))`SELECT tablename AS t FROM pg_tables

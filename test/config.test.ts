@@ -89,6 +89,13 @@ describe('configuration parsing', () => {
       REQUIRE_JWT_EXP: false,
       CORS_ORIGINS: [],
       TRUST_PROXY_HOPS: 0,
+      ADMIN_SESSION_TTL_MINUTES: 720,
+      ADMIN_LOGIN_MAX_FAILURES: 5,
+      ADMIN_LOGIN_WINDOW_MINUTES: 15,
+      ADMIN_LOGIN_LOCK_MINUTES: 15,
+      POLL_CHAT_MS: 4000,
+      POLL_COMMENTS_MS: 5000,
+      COMMENT_MAX_LENGTH: 2000,
     });
     expect(loadConfig(productionEnv).HOST).toBe('0.0.0.0');
   });
@@ -126,6 +133,11 @@ describe('configuration parsing', () => {
     [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
     [{ TRUST_PROXY_HOPS: '-1' }, 'TRUST_PROXY_HOPS'],
     [{ DATA_RETENTION_DAYS: '0' }, 'DATA_RETENTION_DAYS'],
+    [{ ADMIN_BOOTSTRAP_EMAIL: 'ops@example.com' }, 'ADMIN_BOOTSTRAP_PASSWORD'],
+    [{ ADMIN_BOOTSTRAP_PASSWORD: 'a long enough password' }, 'ADMIN_BOOTSTRAP_EMAIL'],
+    [{ ADMIN_BOOTSTRAP_EMAIL: 'not an email', ADMIN_BOOTSTRAP_PASSWORD: 'x' }, 'ADMIN_BOOTSTRAP_EMAIL'],
+    [{ ADMIN_LOGIN_MAX_FAILURES: '0' }, 'ADMIN_LOGIN_MAX_FAILURES'],
+    [{ ADMIN_SESSION_TTL_MINUTES: '1' }, 'ADMIN_SESSION_TTL_MINUTES'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     try {

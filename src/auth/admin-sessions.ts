@@ -32,11 +32,14 @@ export function adminSessions(pool: DatabasePool, tokens: AdminTokens): AdminSes
       return { admin: found ? withoutHash(found) : null };
     },
   });
+  // `forget` aborts a load in flight (it may have read the row before the change); whoever waited on it
+  // loads again, once.
+  const load = (id: string) => accounts.fetch(id).catch(() => accounts.fetch(id));
   return {
     authenticate: async (token) => {
       const claims = tokens.verify(token);
       if (!claims) return null;
-      const admin = (await accounts.fetch(claims.adminId))?.admin ?? null;
+      const admin = (await load(claims.adminId))?.admin ?? null;
       return admin?.active && admin.sessionVersion === claims.sessionVersion ? admin : null;
     },
     forget: (adminId) => {

@@ -43,6 +43,8 @@ export function loginThrottle(options: LoginThrottleOptions): LoginThrottle {
       ? new RateLimiterRedis({
           ...opts,
           storeClient: options.redis,
+          // While Redis is away, count in this process at once instead of waiting on a reconnect.
+          rejectIfRedisNotReady: true,
           insuranceLimiter: new RateLimiterMemory(opts),
         })
       : new RateLimiterMemory(opts);

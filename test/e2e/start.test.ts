@@ -53,6 +53,25 @@ describe('npm start with an empty DATA_DIR and no DATABASE_URL', () => {
     });
     expect(device.status).toBe(200);
 
+    // The first start seeds an owner and prints its generated password, once.
+    const [, email, password] = await first.run.waitFor(
+      /First admin \(shown this once\): (\S+) \/ (\S+)/,
+      5_000,
+    );
+    const login = await fetch(`${first.url}/admin/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
+    expect(login.status).toBe(200);
+    // Printed for the developer, never in a log line.
+    const withPassword = first.run
+      .output()
+      .split('\n')
+      .filter((line) => line.includes(password ?? '-'));
+    expect(withPassword.length).toBeGreaterThan(0);
+    expect(withPassword.filter((line) => line.trimStart().startsWith('{'))).toEqual([]);
+
     // Operator commands work on the running service's database instead of starting their own.
     const status = spawnService(process.execPath, ['src/cli.ts', 'projections', 'status'], {
       DATA_DIR: dataDir,
@@ -78,6 +97,7 @@ describe('npm start with an empty DATA_DIR and no DATABASE_URL', () => {
     });
     expect(get.status).toBe(200);
     expect(await get.json()).toEqual({ chatMessages: true, ticketUpdates: false, systemNotices: true });
+    expect(again.run.output()).not.toContain('First admin');
     again.run.child.kill('SIGTERM');
     expect(await again.run.exited).toBe(0);
     expect(postgresProcessesUsing(dataDir)).toEqual([]);

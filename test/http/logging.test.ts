@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeError } from '../../src/error-text.ts';
 import { createLogger } from '../../src/http/logger.ts';
 import { LogCapture, type RunningApp, startApp, TEST_SECRETS } from '../support/app.ts';
+import { adminCall, createTestAdmin, loginToken, postLogin, uniqueEmail } from '../support/admin.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { nowSeconds, signJwt } from '../support/jwt.ts';
 
@@ -71,7 +72,44 @@ describe('logs of a run that handled secrets', () => {
       expect(res.status).toBeLessThan(300);
     }
 
+    // Admin passwords and session tokens, on success and on failure.
+    const admin = await createTestAdmin(db.pool, 'owner', 'logged');
+    const wrongPassword = 'wrong-password-marker-4c1d';
+    const newPassword = 'new-password-marker-4c1d';
+    const madePassword = 'made-password-marker-4c1d';
+    await postLogin(running.url, { email: admin.email, password: wrongPassword });
+    const adminToken = await loginToken(running.url, admin);
+    const made = await adminCall(running.url, adminToken, 'POST', '/admin/admins', {
+      email: uniqueEmail('made'),
+      name: 'Made',
+      role: 'author',
+      password: madePassword,
+    });
+    expect(made.status).toBe(201);
+    const madeId = (made.body as { id: string }).id;
+    await adminCall(running.url, adminToken, 'POST', `/admin/admins/${madeId}/password`, {
+      password: 'short',
+    });
+    const set = await adminCall(running.url, adminToken, 'POST', `/admin/admins/${madeId}/password`, {
+      password: newPassword,
+    });
+    expect(set.status).toBe(204);
+    await adminCall(running.url, adminToken, 'POST', '/admin/auth/logout-all');
+    await adminCall(running.url, adminToken, 'GET', '/admin/me');
+
     const logs = running.logs.text;
+    for (const secret of [
+      admin.password,
+      wrongPassword,
+      newPassword,
+      madePassword,
+      adminToken,
+      ...adminToken.split('.'),
+      TEST_SECRETS.ADMIN_SESSION_SECRET,
+    ]) {
+      expect(logs).not.toContain(secret);
+    }
+    expect(logs).toContain('/admin/auth/login');
     expect(running.logs.lines.length).toBeGreaterThanOrEqual(6); // the run did log: a line per request at least
     for (const secret of [
       valid,

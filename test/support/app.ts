@@ -50,7 +50,10 @@ export interface StartOptions {
   readonly env?: EnvOverrides;
   readonly redis?: Redis;
   /** Extra routes for tests of the HTTP conventions themselves (e.g. a handler that throws). */
-  readonly extend?: (app: FastifyInstance) => void;
+  readonly extend?: (
+    app: FastifyInstance,
+    context: { readonly pool: DatabasePool; readonly eventSourcing: EventSourcing },
+  ) => void;
   /** The projections to run (all of the service's by default). */
   readonly projections?: readonly Projection[];
 }
@@ -80,7 +83,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     waiter: eventSourcing.waiter,
     projections: eventSourcing.projectionNames,
   });
-  options.extend?.(app);
+  options.extend?.(app, { pool, eventSourcing });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

@@ -12,21 +12,30 @@ export interface Spawned {
   waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
 }
 
-/** Runs a command from the repository root with only the environment given (plus PATH and HOME). */
-export function spawnService(command: string, args: string[], env: Record<string, string>): Spawned {
+/**
+ * Runs a command from the repository root with only the environment given (plus PATH and HOME), with
+ * `input` on its stdin (none by default).
+ */
+export function spawnService(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  input?: string,
+): Spawned {
   const child = spawn(command, args, {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (input !== undefined) child.stdin?.end(input);
   let text = '';
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer) => {
     text += chunk.toString('utf8');
     for (const l of listeners) l();
   };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
   const exited = new Promise<number | string>((done) => {
     child.on('exit', (code, signal) => {
       done(code ?? signal ?? -1);

@@ -1,6 +1,6 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Redis } from 'ioredis';
-import { adminSessions } from '../../../auth/admin-sessions.ts';
+import { type AdminSessions, adminSessions } from '../../../auth/admin-sessions.ts';
 import { adminTokens } from '../../../auth/admin-tokens.ts';
 import { loginThrottle } from '../../../auth/login-throttle.ts';
 import { verifyAgainstNothing } from '../../../auth/passwords.ts';
@@ -25,9 +25,21 @@ export interface AdminOptions {
 }
 
 /**
- * Everything under /admin (decision 012): the admin is identified from the session token first
- * (onRequest), every route's declared access is checked before its body is read (preParsing), and every
- * mutating route leaves an audit entry before its response goes out (onSend).
+ * What every admin route gets: the admin identified from the session token first (onRequest), its
+ * declared access checked before the body is read (preParsing), and, for a mutating route, an audit
+ * entry written before the response goes out (onSend).
+ */
+export function installAdminHooks(
+  app: FastifyInstance,
+  deps: { readonly pool: DatabasePool; readonly sessions: AdminSessions },
+): void {
+  requireDeclaredAccess(app);
+  recordAudit(app, deps.pool);
+  app.addHook('onRequest', identifyAdmin(deps.sessions));
+}
+
+/**
+ * Everything under /admin (decision 012), behind the admin hooks.
  */
 export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, options) => {
   const { pool } = options;
@@ -42,9 +54,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, options
   // The dummy hash an unknown email is checked against, made now rather than in the first such login.
   await verifyAgainstNothing('');
 
-  requireDeclaredAccess(app);
-  recordAudit(app, pool);
-  app.addHook('onRequest', identifyAdmin(sessions));
+  installAdminHooks(app, { pool, sessions });
 
   await app.register(authRoutes, { pool, sessions, tokens, throttle });
   await app.register(adminsRoutes, { pool, sessions });

@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { roles, type Role } from '../../../src/auth/permissions.ts';
+import { adminCall, createTestAdmin, goodPassword, loginToken, uniqueEmail } from '../../support/admin.ts';
+import { useRunningApp } from '../../support/app.ts';
+
+const used = useRunningApp();
+const url = () => used.running.url;
+
+interface Call {
+  readonly method: string;
+  readonly path: string;
+  readonly body?: unknown;
+}
+
+let victimId = '';
+let reasonId = '';
+const tokens = new Map<Role, string>();
+
+// API.md, "Admin API": who may do what. Written out here, not derived from the routes' declarations.
+const ALL = roles;
+const matrix: readonly {
+  route: string;
+  allowed: readonly Role[];
+  call: () => Call | Promise<Call>;
+}[] = [
+  { route: 'GET /admin/me', allowed: ALL, call: () => ({ method: 'GET', path: '/admin/me' }) },
+  {
+    route: 'GET /admin/admins',
+    allowed: ['owner', 'auditor'],
+    call: () => ({ method: 'GET', path: '/admin/admins' }),
+  },
+  {
+    route: 'POST /admin/admins',
+    allowed: ['owner'],
+    call: () => ({
+      method: 'POST',
+      path: '/admin/admins',
+      body: { email: uniqueEmail('made'), name: 'Made', role: 'support', password: goodPassword() },
+    }),
+  },
+  {
+    route: 'PATCH /admin/admins/{id}',
+    allowed: ['owner'],
+    call: () => ({ method: 'PATCH', path: `/admin/admins/${victimId}`, body: { name: 'Renamed' } }),
+  },
+  {
+    route: 'POST /admin/admins/{id}/deactivate',
+    allowed: ['owner'],
+    call: () => ({ method: 'POST', path: `/admin/admins/${victimId}/deactivate` }),
+  },
+  {
+    route: 'POST /admin/admins/{id}/activate',
+    allowed: ['owner'],
+    call: () => ({ method: 'POST', path: `/admin/admins/${victimId}/activate` }),
+  },
+  {
+    route: 'POST /admin/admins/{id}/password',
+    allowed: ['owner'],
+    call: () => ({
+      method: 'POST',
+      path: `/admin/admins/${victimId}/password`,
+      body: { password: goodPassword() },
+    }),
+  },
+  {
+    route: 'GET /admin/audit-log',
+    allowed: ['owner', 'auditor'],
+    call: () => ({ method: 'GET', path: '/admin/audit-log' }),
+  },
+  {
+    route: 'GET /admin/reasons',
+    allowed: ['owner', 'auditor'],
+    call: () => ({ method: 'GET', path: '/admin/reasons' }),
+  },
+  {
+    route: 'POST /admin/reasons',
+    allowed: ['owner'],
+    call: () => ({ method: 'POST', path: '/admin/reasons', body: { kind: 'support', title: 'Billing' } }),
+  },
+  {
+    route: 'PATCH /admin/reasons/{id}',
+    allowed: ['owner'],
+    call: () => ({ method: 'PATCH', path: `/admin/reasons/${reasonId}`, body: { title: 'Payments' } }),
+  },
+  {
+    route: 'DELETE /admin/reasons/{id}',
+    allowed: ['owner'],
+    call: async () => {
+      // A reason of its own each time, so the owner's delete has something to delete.
+      const owner = tokens.get('owner') ?? '';
+      const made = await adminCall(url(), owner, 'POST', '/admin/reasons', {
+        kind: 'complaint',
+        title: 'Rude',
+      });
+      return { method: 'DELETE', path: `/admin/reasons/${(made.body as { id: string }).id}` };
+    },
+  },
+  {
+    route: 'POST /admin/auth/logout-all',
+    allowed: ALL,
+    call: () => ({ method: 'POST', path: '/admin/auth/logout-all' }),
+  },
+];
+
+beforeAll(async () => {
+  for (const role of roles) {
+    tokens.set(role, await loginToken(url(), await createTestAdmin(used.db.pool, role)));
+  }
+  victimId = (await createTestAdmin(used.db.pool, 'support', 'victim')).id;
+  const reason = await adminCall(url(), tokens.get('owner') ?? '', 'POST', '/admin/reasons', {
+    kind: 'support',
+    title: 'Delivery',
+  });
+  reasonId = (reason.body as { id: string }).id;
+});
+
+describe('admin permissions', () => {
+  it('the matrix names every admin route of the OpenAPI document, and only those', async () => {
+    const doc = (await (await fetch(`${url()}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const documented = Object.entries(doc.paths)
+      .filter(([path]) => path.startsWith('/admin/') && path !== '/admin/auth/login')
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(matrix.map((m) => m.route).sort()).toEqual(documented.sort());
+  });
+
+  it('every admin route but login refuses a request without a token with 401', async () => {
+    for (const { call } of matrix) {
+      const { method, path, body } = await call();
+      const answer = await adminCall(url(), null, method, path.replace(/[0-9a-f-]{36}/, randomUUID()), body);
+      expect(answer.status, `${method} ${path}`).toBe(401);
+    }
+  });
+
+  // logout-all ends the caller's token, so it goes last (the matrix is in that order).
+  for (const { route, allowed, call } of matrix) {
+    it.each(roles.map((role) => [role, allowed.includes(role)] as const))(
+      `${route} as %s: allowed %s`,
+      async (role, isAllowed) => {
+        const { method, path, body } = await call();
+        const answer = await adminCall(url(), tokens.get(role) ?? '', method, path, body);
+        if (isAllowed) {
+          expect(answer.status, JSON.stringify(answer.body)).toBeGreaterThanOrEqual(200);
+          expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
+        } else {
+          expect(answer.status).toBe(403);
+          expect(answer.body).toMatchObject({ code: 'forbidden' });
+        }
+      },
+    );
+  }
+});
