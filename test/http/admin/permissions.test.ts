@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { adminSessions } from '../../../src/auth/admin-sessions.ts';
+import { adminTokens } from '../../../src/auth/admin-tokens.ts';
 import { roles, type Role } from '../../../src/auth/permissions.ts';
+import { installAdminHooks } from '../../../src/http/routes/admin/index.ts';
 import { adminCall, createTestAdmin, goodPassword, loginToken, uniqueEmail } from '../../support/admin.ts';
-import { useRunningApp } from '../../support/app.ts';
+import { TEST_SECRETS, useRunningApp } from '../../support/app.ts';
 
 const used = useRunningApp();
 const url = () => used.running.url;
@@ -151,4 +155,32 @@ describe('admin permissions', () => {
       },
     );
   }
+});
+
+describe('admin route declarations', () => {
+  const scope = async (register: (app: FastifyInstance) => void) => {
+    const app = Fastify();
+    const sessions = adminSessions(used.db.pool, adminTokens(TEST_SECRETS.ADMIN_SESSION_SECRET, 60));
+    await app.register(async (admin) => {
+      installAdminHooks(admin, { pool: used.db.pool, sessions });
+      register(admin);
+    });
+    return app.ready();
+  };
+
+  it('refuse a route that declares no access', async () => {
+    await expect(scope((app) => app.get('/open', () => 'x'))).rejects.toThrow(/declares no access/);
+  });
+
+  it('refuse a mutating route that declares no audit action', async () => {
+    const route = (app: FastifyInstance) =>
+      app.post('/change', { config: { access: 'signed-in' } }, () => 'x');
+    await expect(scope(route)).rejects.toThrow(/declares no audit action/);
+  });
+
+  it('accept a route that declares both', async () => {
+    const route = (app: FastifyInstance) =>
+      app.post('/change', { config: { access: 'signed-in', audit: { action: 'test.change' } } }, () => 'x');
+    await expect(scope(route)).resolves.toBeDefined();
+  });
 });

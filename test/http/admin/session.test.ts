@@ -1,4 +1,7 @@
 import { randomInt } from 'node:crypto';
+import { hash } from '@node-rs/argon2';
+import { sql } from 'slonik';
+import { z } from 'zod';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ACCOUNT_CACHE_TTL_MS } from '../../../src/auth/admin-sessions.ts';
 import { adminCall, createTestAdmin, loginToken, postLogin, type TestAdmin } from '../../support/admin.ts';
@@ -62,6 +65,28 @@ describe('POST /admin/auth/login', () => {
         detail: 'The email or the password is wrong.',
       });
     }
+  });
+
+  it('replaces a stored hash made with older parameters on a successful login', async () => {
+    const legacy = await createTestAdmin(pool(), 'auditor', 'legacy');
+    const weaker = await hash(legacy.password.normalize('NFKC'), {
+      memoryCost: 19456,
+      timeCost: 2,
+      parallelism: 1,
+    });
+    await pool().query(sql.unsafe`UPDATE admin_users SET password_hash = ${weaker} WHERE id = ${legacy.id}`);
+    expect(
+      (await postLogin(url(), { email: legacy.email, password: legacy.password }, from(randomIp()))).status,
+    ).toBe(200);
+    const stored = await pool().oneFirst(
+      sql.type(
+        z.object({ h: z.string() }),
+      )`SELECT password_hash AS h FROM admin_users WHERE id = ${legacy.id}`,
+    );
+    expect(stored).toMatch(/^\$argon2id\$v=19\$m=65536,t=3,p=1\$/);
+    expect(
+      (await postLogin(url(), { email: legacy.email, password: legacy.password }, from(randomIp()))).status,
+    ).toBe(200);
   });
 
   it('refuses a malformed body with 400 and nothing else', async () => {
