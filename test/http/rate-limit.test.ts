@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/http/logger.ts';
 import { createRedis } from '../../src/integrations/redis.ts';
-import { bearer, LogCapture, type RunningApp, startApp, TEST_SECRETS } from '../support/app.ts';
+import {
+  bearer,
+  LogCapture,
+  type RunningApp,
+  startApp,
+  TEST_SECRETS,
+  useTwoReplicas,
+} from '../support/app.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { sessionToken } from '../support/jwt.ts';
 import { connectTestRedis } from '../support/redis.ts';
@@ -70,20 +77,14 @@ describe('rate limit with Redis down', () => {
 const redis = await connectTestRedis('rate limit in Redis');
 
 describe.skipIf(redis === null)('rate limit on /api (in Redis, shared by replicas)', () => {
-  let a: RunningApp;
-  let b: RunningApp;
-  beforeAll(async () => {
-    const env = { API_RATE_LIMIT_PER_MINUTE: '4' };
-    a = await startApp({ db, env, redis: redis ?? undefined });
-    b = await startApp({ db, env, redis: redis ?? undefined });
-  });
+  const env = { API_RATE_LIMIT_PER_MINUTE: '4' };
+  const replicas = useTwoReplicas(() => ({ db, env, redis: redis ?? undefined }));
   afterAll(async () => {
-    await a.close();
-    await b.close();
     await redis?.quit();
   });
 
   it('two replicas share one counter per user', async () => {
+    const { a, b } = replicas;
     const user = `replicated-${randomUUID()}`;
     const statuses = [];
     for (const running of [a, b, a, b, a, b]) statuses.push((await as(running, user)).status);

@@ -135,3 +135,32 @@ export function useRunningApp(options: Omit<StartOptions, 'db'> = {}): UsedApp {
     },
   };
 }
+
+/**
+ * Two replicas of the app sharing one database (and one Redis when the options give one), started before
+ * the suite's tests and stopped after. Read `a` and `b` inside hooks and tests.
+ */
+export function useTwoReplicas(options: () => StartOptions): {
+  readonly a: RunningApp;
+  readonly b: RunningApp;
+} {
+  let replicas: [RunningApp, RunningApp] | undefined;
+  beforeAll(async () => {
+    replicas = [await startApp(options()), await startApp(options())];
+  });
+  afterAll(async () => {
+    for (const replica of replicas ?? []) await replica.close();
+  });
+  const current = (): [RunningApp, RunningApp] => {
+    if (!replicas) throw new Error('the replicas are only there inside hooks and tests');
+    return replicas;
+  };
+  return {
+    get a() {
+      return current()[0];
+    },
+    get b() {
+      return current()[1];
+    },
+  };
+}

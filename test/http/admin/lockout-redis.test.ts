@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/http/logger.ts';
 import { createRedis } from '../../../src/integrations/redis.ts';
 import { createTestAdmin, postLogin, type TestAdmin } from '../../support/admin.ts';
-import { LogCapture, type RunningApp, startApp } from '../../support/app.ts';
+import { LogCapture, startApp, useTwoReplicas } from '../../support/app.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { connectTestRedis } from '../../support/redis.ts';
 
@@ -30,20 +30,14 @@ afterAll(async () => {
 const redis = await connectTestRedis('login lockout in Redis');
 
 describe.skipIf(redis === null)('login lockout in Redis, shared by replicas', () => {
-  let a: RunningApp;
-  let b: RunningApp;
-  beforeAll(async () => {
-    a = await startApp({ db, env, redis: redis ?? undefined });
-    b = await startApp({ db, env, redis: redis ?? undefined });
-  });
+  const replicas = useTwoReplicas(() => ({ db, env, redis: redis ?? undefined }));
   afterAll(async () => {
-    await a.close();
-    await b.close();
     await redis?.quit();
   });
 
   it('locks an IP on every replica after failures spread over them', async () => {
     const ip = randomIp();
+    const { a, b } = replicas;
     for (let i = 0; i < 5; i++) expect((await failFrom(i % 2 === 0 ? a.url : b.url, ip)).status).toBe(401);
     for (const replica of [a, b]) {
       const answer = await postLogin(
