@@ -34,9 +34,9 @@ export interface AppDependencies {
   readonly projections: readonly string[];
 }
 
-/** JSON bodies are small; uploads get their own, larger limit on their own routes. */
-const BODY_LIMIT_BYTES = 1024 * 1024;
 const MIB = 1024 * 1024;
+/** JSON bodies are small; uploads get their own, larger limit on their own routes. */
+const BODY_LIMIT_BYTES = MIB;
 const requestIdPattern = /^[\w.-]{1,128}$/;
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
