@@ -130,6 +130,29 @@ describe('admin permissions', () => {
     expect(matrix.map((m) => m.route).sort()).toEqual(documented.sort());
   });
 
+  it('the OpenAPI document gives every admin route the admin token scheme and its refusals', async () => {
+    const doc = (await (await fetch(`${url()}/openapi.json`)).json()) as {
+      components: { securitySchemes: Record<string, unknown> };
+      paths: Record<string, Record<string, { security?: unknown; responses: Record<string, unknown> }>>;
+    };
+    expect(doc.components.securitySchemes.adminToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const login = doc.paths['/admin/auth/login']?.post;
+    expect(Object.keys(login?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '401', '429']));
+    expect(login?.security).toBeUndefined();
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      if (!path.startsWith('/admin/') || path === '/admin/auth/login') continue;
+      for (const [method, op] of Object.entries(ops)) {
+        expect(op.security, `${method} ${path}`).toEqual([{ adminToken: [] }]);
+        expect(Object.keys(op.responses), `${method} ${path}`).toEqual(
+          expect.arrayContaining(['401', '403']),
+        );
+      }
+    }
+    expect(Object.keys(doc.paths['/api/config']?.get?.responses ?? {})).toEqual(
+      expect.arrayContaining(['200', '401']),
+    );
+  });
+
   it('every admin route but login refuses a request without a token with 401', async () => {
     for (const { call } of matrix) {
       const { method, path, body } = await call();
