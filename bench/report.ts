@@ -14,9 +14,17 @@ export interface RunInfo {
   readonly poolSize: number | undefined;
 }
 
+/** A route of the real service, measured against the bare fastify route. */
+export interface Subject {
+  /** Its short name in the tables, ratios and targets: `settings`. */
+  readonly name: string;
+  /** The request and what it goes through, for its section's heading. */
+  readonly route: string;
+}
+
 export interface Results {
   readonly hello: Series;
-  readonly settings: Series;
+  readonly service: Series;
 }
 
 export interface Verdict {
@@ -39,23 +47,24 @@ export const targetLines = (checks: readonly Verdict[]): string[] =>
   checks.map((c) => `${c.pass ? 'PASS' : 'FAIL'}  ${c.target}: ${c.actual}`);
 
 const MIN_THROUGHPUT_SHARE = 0.25;
-const MAX_SETTINGS_P99_MS = 25;
+const MAX_SERVICE_P99_MS = 25;
 
-const fixed = (n: number, digits = 2) => n.toFixed(digits);
+export const fixed = (n: number, digits = 2) => n.toFixed(digits);
 const tailRatio = (m: Series) => m.p99Ms / m.p50Ms;
 
-export function verdicts(info: RunInfo, { hello, settings }: Results): Verdict[] {
-  const share = settings.requestsPerSecond / hello.requestsPerSecond;
+/** The same two targets for every route measured against the bare one. */
+export function verdicts(info: RunInfo, { hello, service }: Results, subject: Subject): Verdict[] {
+  const share = service.requestsPerSecond / hello.requestsPerSecond;
   return [
     {
-      target: `settings req/s >= ${MIN_THROUGHPUT_SHARE * 100} % of the bare route's`,
+      target: `${subject.name} req/s >= ${MIN_THROUGHPUT_SHARE * 100} % of the bare route's`,
       actual: `${fixed(share * 100, 1)} %`,
       pass: share >= MIN_THROUGHPUT_SHARE,
     },
     {
-      target: `settings p99 < ${MAX_SETTINGS_P99_MS} ms at ${info.connections} connections`,
-      actual: `${fixed(settings.p99Ms)} ms`,
-      pass: settings.p99Ms < MAX_SETTINGS_P99_MS,
+      target: `${subject.name} p99 < ${MAX_SERVICE_P99_MS} ms at ${info.connections} connections`,
+      actual: `${fixed(service.p99Ms)} ms`,
+      pass: service.p99Ms < MAX_SERVICE_P99_MS,
     },
   ];
 }
@@ -74,18 +83,34 @@ function targetTable(m: Series): string[] {
   ];
 }
 
-export function renderMarkdown(info: RunInfo, results: Results, checks: readonly Verdict[]): string {
-  const { hello, settings } = results;
-  const failures = hello.failures + settings.failures;
+export interface Report {
+  /** The report's heading, without the `#`. */
+  readonly title: string;
+  /** The command that writes it: `npm run bench`. */
+  readonly command: string;
+  readonly info: RunInfo;
+  readonly subject: Subject;
+  readonly results: Results;
+  readonly checks: readonly Verdict[];
+  /** Sections of the benchmark's own, between the ratios and the targets. */
+  readonly sections?: readonly string[];
+}
+
+/** The report of a route against the bare one, with the benchmark's own sections if any. */
+export function renderMarkdown(report: Report): string {
+  const { info, subject, results, checks } = report;
+  const { hello, service } = results;
+  const name = subject.name;
+  const failures = hello.failures + service.failures;
   const lines = [
-    '# Benchmark: settings read vs. bare fastify',
+    `# ${report.title}`,
     '',
-    'Written by `npm run bench` (bench/run.ts); overwritten on every run.',
+    `Written by \`${report.command}\` (bench/run.ts); overwritten on every run.`,
     '',
     `- Date: ${info.date.toISOString()}`,
     `- Node: ${info.node}`,
     `- CPU: ${info.cpuCount} × ${info.cpuModel}`,
-    `- Connections: ${info.connections}; ${info.warmupS} s warm-up per target, then ${info.rounds} alternating rounds of ${info.durationS} s (hello, settings, hello, …); req/s is the median round, latencies pool all rounds`,
+    `- Connections: ${info.connections}; ${info.warmupS} s warm-up per target, then ${info.rounds} alternating rounds of ${info.durationS} s (hello, ${name}, hello, …); req/s is the median round, latencies pool all rounds`,
     `- Service: LOG_LEVEL ${info.logLevel}; database: ${info.database}; pool size ${info.poolSize ?? 'slonik default'}`,
     '- autocannon, both servers and the service run in one Node process, so the load generator shares',
     '  the event loop with the server under test (and PostgreSQL shares the machine).',
@@ -97,26 +122,28 @@ export function renderMarkdown(info: RunInfo, results: Results, checks: readonly
     '',
     ...targetTable(hello),
     '',
-    '## Service: `GET /api/settings/notifications` (JWT auth, rate limit, database read)',
+    `## Service: ${subject.route}`,
     '',
-    ...targetTable(settings),
+    ...targetTable(service),
     '',
     '## Ratios',
     '',
-    `- settings req/s / hello req/s: ${fixed((settings.requestsPerSecond / hello.requestsPerSecond) * 100, 1)} % (medians); by round: ${settings.rounds
+    `- ${name} req/s / hello req/s: ${fixed((service.requestsPerSecond / hello.requestsPerSecond) * 100, 1)} % (medians); by round: ${service.rounds
       .map((r, i) => `${fixed((r / (hello.rounds[i] ?? r)) * 100, 1)} %`)
       .join(', ')}`,
-    `- p99 / p50: hello ${fixed(tailRatio(hello))}, settings ${fixed(tailRatio(settings))}`,
+    `- p99 / p50: hello ${fixed(tailRatio(hello))}, ${name} ${fixed(tailRatio(service))}`,
     '',
+    ...(report.sections ?? []),
     ...targetsSection(checks),
     '',
   ];
   return lines.join('\n');
 }
 
-export function renderSummary(results: Results, checks: readonly Verdict[]): string {
+/** One line per target of the load run, for the summary printed at the end of a run. */
+export function summaryRows(results: Results, subject: Subject): string[] {
   const row = (name: string, m: Series) =>
     `${name.padEnd(10)} ${fixed(m.requestsPerSecond, 0).padStart(8)} req/s  p50 ${fixed(m.p50Ms)} ms  ` +
     `p99 ${fixed(m.p99Ms)} ms  p99/p50 ${fixed(tailRatio(m))}  failures ${m.failures}`;
-  return [row('hello', results.hello), row('settings', results.settings), ...targetLines(checks)].join('\n');
+  return [row('hello', results.hello), row(subject.name, results.service)];
 }

@@ -1,3 +1,4 @@
+import { benchAdmin } from './admin.ts';
 import { benchEventStore } from './eventstore/bench.ts';
 import { benchSettingsRead } from './settings-read.ts';
 
@@ -5,6 +6,7 @@ import { benchSettingsRead } from './settings-read.ts';
 const benchmarks: Readonly<Record<string, (signal: AbortSignal) => Promise<number>>> = {
   'settings-read': benchSettingsRead,
   eventstore: benchEventStore,
+  admin: benchAdmin,
 };
 
 async function all(signal: AbortSignal): Promise<number> {

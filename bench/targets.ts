@@ -23,6 +23,8 @@ export const BENCH_USER_ID = 'bench-user';
 const SEEDED: NotificationSettings = { chatMessages: false, ticketUpdates: true, systemNotices: false };
 // Above anything the bench can send in a minute (the schema's maximum); the limiter still runs.
 const RATE_LIMIT_PER_MINUTE = '1000000';
+// The admin bench times logins with an unknown email; the lockout (the schema's maximum) still counts them.
+const LOGIN_MAX_FAILURES = '1000';
 const TOKEN_TTL_SECONDS = 3600;
 
 async function listen(app: FastifyInstance): Promise<string> {
@@ -47,7 +49,12 @@ export interface ServiceOptions {
 }
 
 export interface Service {
+  /** The settings read, with a token for the bench user. */
   readonly target: Target;
+  /** Where the app listens: `http://127.0.0.1:<port>`. */
+  readonly base: string;
+  /** The app's pool, for a benchmark to seed what it reads. */
+  readonly pool: DatabasePool;
   readonly database: 'DATABASE_URL' | 'embedded PostgreSQL';
   /** undefined when slonik does not report it (it then uses its own default). */
   readonly poolSize: number | undefined;
@@ -62,6 +69,7 @@ function benchConfig(logLevel: string): ResolvedConfig {
     REQUIRE_JWT_EXP: '1',
     CORS_ORIGINS: 'https://app.example.com',
     API_RATE_LIMIT_PER_MINUTE: RATE_LIMIT_PER_MINUTE,
+    ADMIN_LOGIN_MAX_FAILURES: LOGIN_MAX_FAILURES,
     JWT_SECRET: secret(),
     ADMIN_SESSION_SECRET: secret(),
     FILE_URL_SECRET: secret(),
@@ -126,19 +134,21 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
     url: `${base}/api/settings/notifications`,
     headers: { authorization: `Bearer ${token}` },
   };
-  await assertReadsSeededRow(target);
+  await assertAnswers(target, (body) => isDeepStrictEqual(body, SEEDED));
   return {
     target,
+    base,
+    pool,
     database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL',
     poolSize: pool.configuration.maxPoolSize,
   };
 }
 
 // The load run checks status codes only; one full check up front catches a wrong token or an empty read.
-async function assertReadsSeededRow(target: Target): Promise<void> {
+export async function assertAnswers(target: Target, expected: (body: unknown) => boolean): Promise<void> {
   const response = await fetch(target.url, { headers: target.headers });
   const body: unknown = await response.json();
-  if (response.status !== 200 || !isDeepStrictEqual(body, SEEDED)) {
-    throw new Error(`sanity check failed: ${response.status} ${JSON.stringify(body)}`);
+  if (response.status !== 200 || !expected(body)) {
+    throw new Error(`sanity check of ${target.url} failed: ${response.status} ${JSON.stringify(body)}`);
   }
 }

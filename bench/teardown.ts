@@ -25,3 +25,15 @@ export function createTeardown(): Teardown {
     },
   };
 }
+
+/** Runs a benchmark, then its teardown whatever happened; a failed cleanup makes the exit code 1. */
+export async function withTeardown(run: (teardown: Teardown) => Promise<number>): Promise<number> {
+  const teardown = createTeardown();
+  let code: number;
+  try {
+    code = await run(teardown);
+  } finally {
+    if (!(await teardown.run())) code = 1;
+  }
+  return code;
+}
