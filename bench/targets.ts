@@ -14,6 +14,8 @@ import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
 import { mintSessionToken } from '../src/dev-token.ts';
 import { startEventSourcing } from '../src/event-sourcing.ts';
 import { buildApp } from '../src/http/app.ts';
+import { localStorage } from '../src/integrations/storage/local.ts';
+import type { ObjectStorage } from '../src/integrations/storage/port.ts';
 import { createLogger } from '../src/http/logger.ts';
 import type { Target } from './load.ts';
 import type { Teardown } from './teardown.ts';
@@ -46,6 +48,8 @@ export async function startHello(teardown: Teardown): Promise<Target> {
 export interface ServiceOptions {
   readonly logLevel: string;
   readonly poolSize: number | undefined;
+  /** Where uploads go: a local directory of the bench's own by default. */
+  readonly storage?: ObjectStorage;
 }
 
 export interface Service {
@@ -77,12 +81,18 @@ function benchConfig(logLevel: string): ResolvedConfig {
   return parsed as ResolvedConfig;
 }
 
+/** A fresh temporary directory, removed at teardown. */
+export async function temporaryDirectory(prefix: string, teardown: Teardown): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  teardown.add('temporary directory', () => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 /** `DATABASE_URL` when set, otherwise an embedded PostgreSQL in a fresh temporary directory. */
 export async function databaseUrl(teardown: Teardown, logger: Logger): Promise<string> {
   const given = process.env.DATABASE_URL;
   if (given) return given;
-  const dir = await mkdtemp(join(tmpdir(), 'svc-bench-pg-'));
-  teardown.add('temporary directory', () => rm(dir, { recursive: true, force: true }));
+  const dir = await temporaryDirectory('svc-bench-pg-', teardown);
   // Started by root, the cluster runs as the `postgres` user, which must be able to enter the directory.
   await chmod(dir, 0o755);
   const embedded = await startEmbeddedPostgres(dir, logger);
@@ -116,6 +126,7 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
   });
   await updateNotificationSettings(pool, BENCH_USER_ID, SEEDED);
 
+  const storage = options.storage ?? localStorage(await temporaryDirectory('svc-bench-uploads-', teardown));
   const eventSourcing = await startEventSourcing({ config, databaseUrl: url, pool, logger });
   teardown.add('projections and event store', () => eventSourcing.stop());
   const app = await buildApp({
@@ -125,6 +136,7 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
     store: eventSourcing.store,
     waiter: eventSourcing.waiter,
     projections: eventSourcing.projectionNames,
+    storage,
   });
   const base = await listen(app);
   teardown.add('service app', () => app.close());

@@ -60,7 +60,7 @@ export const envSchema = z
     UPLOAD_DIR: optionalString,
     MAX_FILE_MB: int(1, 2048, 20),
     MAX_IMAGE_MB: int(1, 2048, 10),
-    MAX_VIDEO_MB: int(1, 2048, 100),
+    MAX_VIDEO_MB: int(1, 2048, 50),
     PUSH_SERVICE_ACCOUNT: optionalString,
     MESSENGER_BOT_TOKEN: optionalString,
     MESSENGER_BOT_USERNAME: z.preprocess(
@@ -92,6 +92,14 @@ export const envSchema = z
           env.ADMIN_BOOTSTRAP_EMAIL === undefined ? 'ADMIN_BOOTSTRAP_EMAIL' : 'ADMIN_BOOTSTRAP_PASSWORD',
         ],
         message: 'ADMIN_BOOTSTRAP_EMAIL and ADMIN_BOOTSTRAP_PASSWORD are set together or not at all',
+      });
+    }
+    // Production reports this among its boot guards, which list every unmet guard at once.
+    if (env.REQUIRE_OBJECT_STORE && !env.S3_BUCKET && env.NODE_ENV !== 'production') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['S3_BUCKET'],
+        message: 'is required when REQUIRE_OBJECT_STORE=1',
       });
     }
   })

@@ -13,6 +13,8 @@ import { type EventSourcing, startEventSourcing } from './event-sourcing.ts';
 import { buildApp } from './http/app.ts';
 import { createLogger } from './http/logger.ts';
 import { createRedis } from './integrations/redis.ts';
+import type { ObjectStorage } from './integrations/storage/port.ts';
+import { createStorage } from './integrations/storage/index.ts';
 import { version } from './version.ts';
 
 const SHUTDOWN_TIMEOUT_MS = 15_000;
@@ -22,6 +24,7 @@ interface Running {
   app?: FastifyInstance;
   pool?: DatabasePool;
   redis?: Redis;
+  storage?: ObjectStorage;
   eventSourcing?: EventSourcing;
   embedded?: EmbeddedDatabase;
 }
@@ -49,11 +52,12 @@ async function stopAll(running: Running, logger: Logger): Promise<boolean> {
       logger.error({ err: error }, `shutdown: ${name} failed`);
     }
   };
-  const { app, pool, redis, eventSourcing, embedded } = running;
+  const { app, pool, redis, storage, eventSourcing, embedded } = running;
   if (app) await step('http server', () => app.close());
   if (eventSourcing) await step('projections and event store', () => eventSourcing.stop());
   if (pool) await step('database pool', () => pool.end());
   if (redis) await step('redis', () => redis.quit());
+  if (storage) await step('storage', () => storage.close());
   if (embedded) await step('embedded postgres', () => embedded.stop());
   return clean;
 }
@@ -117,6 +121,7 @@ async function main(): Promise<void> {
     running.pool = await createDatabasePool(databaseUrl);
     const owner = await seedFirstOwner(running.pool, config, logger);
     if (config.REDIS_URL) running.redis = createRedis(config.REDIS_URL, logger);
+    running.storage = createStorage(config);
     const registry = new Registry();
     running.eventSourcing = await startEventSourcing({
       config,
@@ -135,6 +140,7 @@ async function main(): Promise<void> {
       store: running.eventSourcing.store,
       waiter: running.eventSourcing.waiter,
       projections: running.eventSourcing.projectionNames,
+      storage: running.storage,
     });
     await running.app.listen({ host: config.HOST, port: config.PORT });
     printBanner(config, running.app, owner);

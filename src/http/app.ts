@@ -7,6 +7,7 @@ import type { Registry } from 'prom-client';
 import type { ResolvedConfig } from '../config.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import type { EventStore } from '../events/store/port.ts';
+import type { ObjectStorage } from '../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../projections/progress.ts';
 import { OneLinePerRequest } from './logger.ts';
 import { clientAuthPlugin } from './plugins/auth.ts';
@@ -18,6 +19,7 @@ import { metricsPlugin } from './plugins/metrics.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { apiRoutes } from './routes/api/index.ts';
+import { publicFilesRoutes } from './routes/files.ts';
 import { healthRoutes } from './routes/health.ts';
 
 export interface AppDependencies {
@@ -30,6 +32,8 @@ export interface AppDependencies {
   readonly registry?: Registry;
   readonly store: EventStore;
   readonly waiter: ProjectionWaiter;
+  /** Where uploaded file bytes go. */
+  readonly storage: ObjectStorage;
   /** The projections this service runs: readiness reports theirs. */
   readonly projections: readonly string[];
 }
@@ -76,6 +80,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(idempotencyPlugin, { pool: deps.pool });
 
+  const uploadCaps = {
+    file: config.MAX_FILE_MB * MIB,
+    image: config.MAX_IMAGE_MB * MIB,
+    video: config.MAX_VIDEO_MB * MIB,
+  };
   await app.register(healthRoutes, { pool: deps.pool, store: deps.store, projections: deps.projections });
   await app.register(apiRoutes, {
     prefix: '/api',
@@ -84,12 +93,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     waiter: deps.waiter,
     redis: deps.redis,
     rateLimitPerMinute: config.API_RATE_LIMIT_PER_MINUTE,
+    storage: deps.storage,
+    uploadCaps,
     client: {
       poll: { chatMs: config.POLL_CHAT_MS, commentsMs: config.POLL_COMMENTS_MS },
       limits: {
-        maxFileBytes: config.MAX_FILE_MB * MIB,
-        maxImageBytes: config.MAX_IMAGE_MB * MIB,
-        maxVideoBytes: config.MAX_VIDEO_MB * MIB,
+        maxFileBytes: uploadCaps.file,
+        maxImageBytes: uploadCaps.image,
+        maxVideoBytes: uploadCaps.video,
         commentMaxLength: config.COMMENT_MAX_LENGTH,
       },
     },
@@ -97,6 +108,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       enabled: config.ENABLE_DEVTOOLS && config.NODE_ENV !== 'production',
       resetAll: config.ENABLE_DEVTOOLS_RESET_ALL,
     },
+  });
+  await app.register(publicFilesRoutes, {
+    pool: deps.pool,
+    storage: deps.storage,
+    secret: config.FILE_URL_SECRET,
   });
   await app.register(adminRoutes, {
     prefix: '/admin',

@@ -9,7 +9,9 @@ import { buildApp } from '../../src/http/app.ts';
 import { type EventSourcing, startEventSourcing } from '../../src/event-sourcing.ts';
 import { createLogger } from '../../src/http/logger.ts';
 import type { Projection } from '../../src/projections/projection.ts';
+import type { ObjectStorage } from '../../src/integrations/storage/port.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
+import { localTestStorage } from './storage.ts';
 
 export const TEST_SECRETS = {
   JWT_SECRET: 'test-jwt-secret-0123456789abcdefghijklmnop',
@@ -56,6 +58,8 @@ export interface StartOptions {
   ) => void;
   /** The projections to run (all of the service's by default). */
   readonly projections?: readonly Projection[];
+  /** Where uploads go: a local directory of this app's own by default, removed on close. */
+  readonly storage?: ObjectStorage;
 }
 
 /** The real app on a real loopback socket. */
@@ -65,6 +69,9 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
   const logger = createLogger(config.LOG_LEVEL, logs);
   const registry = new Registry();
   const { pool, url } = options.db;
+  const own = options.storage ? null : await localTestStorage();
+  const storage = options.storage ?? own?.storage;
+  if (!storage) throw new Error('no storage');
   const eventSourcing = await startEventSourcing({
     config,
     databaseUrl: url,
@@ -82,6 +89,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     store: eventSourcing.store,
     waiter: eventSourcing.waiter,
     projections: eventSourcing.projectionNames,
+    storage,
   });
   options.extend?.(app, { pool, eventSourcing });
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -95,6 +103,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     close: async () => {
       await app.close();
       await eventSourcing.stop();
+      await own?.cleanup();
     },
   };
 }

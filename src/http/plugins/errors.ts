@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { PasswordPolicyError } from '../../auth/admin-accounts.ts';
 import { ConcurrencyExhaustedError, DomainError } from '../../commands/errors.ts';
+import { UploadRejected } from '../../files/types.ts';
 import { type FieldError, HttpProblem, type Problem, problem } from '../problem.ts';
 
 function validationErrors(error: FastifyError): FieldError[] {
@@ -28,6 +29,7 @@ const domainStatus: Record<DomainError['kind'], number> = {
 function toProblem(error: FastifyError): Problem {
   if (error instanceof HttpProblem) return problem(error.statusCode, error.code, error.detail);
   if (error instanceof DomainError) return problem(domainStatus[error.kind], error.code, error.message);
+  if (error instanceof UploadRejected) return problem(error.status, error.code, error.detail);
   if (error instanceof PasswordPolicyError) {
     return problem(400, 'validation_failed', 'The password is not acceptable.', [
       { path: 'body.password', message: error.reason },
@@ -47,7 +49,14 @@ function toProblem(error: FastifyError): Problem {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return problem(413, 'payload_too_large', 'The body is larger than this endpoint accepts.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
       return problem(415, 'unsupported_media_type', 'This content type is not accepted here.');
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return problem(413, 'upload_too_large', 'The file is larger than this endpoint accepts.');
+    case 'FST_FILES_LIMIT':
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return problem(400, 'validation_failed', 'Send one file in the multipart field `file`, nothing else.');
     default:
       break;
   }

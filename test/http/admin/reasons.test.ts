@@ -43,7 +43,7 @@ describe('reasons and GET /api/config', () => {
     expect(config.limits).toEqual({
       maxFileBytes: 20 * 1024 * 1024,
       maxImageBytes: 8 * 1024 * 1024,
-      maxVideoBytes: 100 * 1024 * 1024,
+      maxVideoBytes: 50 * 1024 * 1024,
       commentMaxLength: 1500,
     });
   });

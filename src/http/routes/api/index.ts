@@ -2,12 +2,15 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { DatabasePool } from '../../../db/pool.ts';
 import type { EventStore } from '../../../events/store/port.ts';
+import type { ObjectStorage } from '../../../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../../../projections/progress.ts';
 import { identify, requireUser } from '../../plugins/auth.ts';
 import { registerApiRateLimit } from '../../plugins/rate-limit.ts';
 import { type ClientConfig, configRoutes } from './config.ts';
 import { devicesRoutes } from './devices.ts';
 import { devtoolsRoutes } from './devtools.ts';
+import type { UploadCaps } from '../../../files/inspect.ts';
+import { filesRoutes } from './files.ts';
 import { notificationSettingsRoutes } from './notification-settings.ts';
 
 export interface ApiOptions {
@@ -17,6 +20,8 @@ export interface ApiOptions {
   readonly redis?: Redis | undefined;
   readonly rateLimitPerMinute: number;
   readonly client: ClientConfig;
+  readonly storage: ObjectStorage;
+  readonly uploadCaps: UploadCaps;
   readonly devtools: { readonly enabled: boolean; readonly resetAll: boolean };
 }
 
@@ -37,6 +42,7 @@ export const apiRoutes: FastifyPluginAsync<ApiOptions> = async (app, options) =>
 
   await app.register(configRoutes, { pool: options.pool, client: options.client });
   await app.register(notificationSettingsRoutes, { pool: options.pool });
+  await app.register(filesRoutes, { pool: options.pool, storage: options.storage, caps: options.uploadCaps });
   await app.register(devicesRoutes, { pool: options.pool, store: options.store, waiter: options.waiter });
   if (options.devtools.enabled) {
     await app.register(devtoolsRoutes, { pool: options.pool, resetAll: options.devtools.resetAll });

@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
+import multipart from '@fastify/multipart';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { type FileRecord, findFile, insertFile } from '../../../db/files.ts';
+import type { DatabasePool } from '../../../db/pool.ts';
+import { inspectUpload, type UploadCaps } from '../../../files/inspect.ts';
+import { chatAttachmentKey } from '../../../files/keys.ts';
+import { sanitiseFileName } from '../../../files/names.ts';
+import type { ObjectStorage } from '../../../integrations/storage/port.ts';
+import { sendFile } from '../../file-replies.ts';
+import { userOf } from '../../plugins/auth.ts';
+import { HttpProblem, problemSchema } from '../../problem.ts';
+
+export interface FilesRouteOptions {
+  readonly pool: DatabasePool;
+  readonly storage: ObjectStorage;
+  readonly caps: UploadCaps;
+}
+
+const uploadedSchema = z
+  .object({ id: z.uuid(), name: z.string(), contentType: z.string(), size: z.number().int() })
+  .meta({ id: 'UploadedFile' });
+
+const tags = ['files'];
+const security = [{ sessionJwt: [] }];
+
+/** Streams one multipart file through the content checks into storage; nothing stays when it fails. */
+async function store(
+  deps: FilesRouteOptions,
+  ownerId: string,
+  part: { file: NodeJS.ReadableStream & AsyncIterable<Buffer>; filename: string },
+): Promise<FileRecord> {
+  const inspection = inspectUpload(deps.caps);
+  const key = chatAttachmentKey(ownerId);
+  const abort = new AbortController();
+  // The client's bytes flow into the checks; the checks' output flows into storage. A refusal or a
+  // dropped connection errors the chain, which aborts the write.
+  const feeding = pipeline(part.file, inspection.stream).catch((error: unknown) => {
+    abort.abort(error);
+  });
+  try {
+    await deps.storage.put(key, inspection.stream, {
+      contentType: 'application/octet-stream',
+      signal: abort.signal,
+    });
+    await feeding;
+    const detected = await inspection.result;
+    return await insertFile(deps.pool, {
+      id: randomUUID(),
+      ownerId,
+      storageKey: key,
+      contentType: detected.mime,
+      kind: detected.kind,
+      size: detected.size,
+      name: sanitiseFileName(part.filename, detected.ext),
+    });
+  } catch (error) {
+    await deps.storage.delete(key).catch(() => undefined);
+    // The checks' verdict explains a failed write better than the write's own error.
+    throw await inspection.result.then(
+      () => error,
+      (verdict: unknown) => verdict,
+    );
+  }
+}
+
+export const filesRoutes: FastifyPluginAsyncZod<FilesRouteOptions> = async (app, options) => {
+  const { pool, storage, caps } = options;
+  await app.register(multipart, {
+    // A backstop only: each type's own cap is enforced while the bytes stream (inspectUpload).
+    limits: { fileSize: Math.max(caps.file, caps.image, caps.video) + 1, files: 1, fields: 0, parts: 2 },
+  });
+
+  app.post(
+    '/files/upload',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Uploads a file (multipart/form-data, field `file`): its type is read from its bytes',
+        description:
+          'Allowed: JPEG, PNG, GIF, WEBP, BMP (up to MAX_IMAGE_MB), MP4 (MAX_VIDEO_MB), PDF and plain UTF-8 ' +
+          'text (MAX_FILE_MB). Anything else is 415 upload_type_not_allowed; over the cap is 413 ' +
+          'upload_too_large, cut off as soon as the cap is passed.',
+        consumes: ['multipart/form-data'],
+        response: {
+          201: uploadedSchema,
+          400: problemSchema,
+          401: problemSchema,
+          413: problemSchema,
+          415: problemSchema,
+          429: problemSchema,
+        },
+      },
+    },
+    async (request, reply) => {
+      const ownerId = userOf(request);
+      const part = await request.file();
+      if (!part || part.fieldname !== 'file') {
+        throw new HttpProblem(400, 'validation_failed', 'Send one file in the multipart field `file`.');
+      }
+      try {
+        const file = await store(options, ownerId, part);
+        return await reply.code(201).send({
+          id: file.id,
+          name: file.name,
+          contentType: file.contentType,
+          size: file.size,
+        });
+      } catch (error) {
+        // The rest of a refused upload is not worth reading: close the connection after the answer.
+        void reply.header('connection', 'close');
+        throw error;
+      }
+    },
+  );
+
+  app.get(
+    '/files/:id',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Downloads one of the caller's files (Range requests answer 206)",
+        params: z.object({ id: z.uuid() }),
+        headers: z.object({ range: z.string().max(200).optional() }),
+        response: {
+          200: z.any().describe('The bytes'),
+          206: z.any().describe('The requested range'),
+          ...{ 400: problemSchema, 401: problemSchema, 403: problemSchema, 404: problemSchema },
+          416: problemSchema,
+        },
+      },
+    },
+    async (request, reply) => {
+      const file = await findFile(pool, request.params.id);
+      if (!file) throw new HttpProblem(404, 'not_found', 'No such file.');
+      if (file.ownerId !== userOf(request)) throw new HttpProblem(403, 'forbidden', 'Not your file.');
+      return sendFile(reply, storage, file, request.headers.range, 'private, max-age=0');
+    },
+  );
+};

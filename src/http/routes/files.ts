@@ -1,0 +1,51 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { findFile } from '../../db/files.ts';
+import type { DatabasePool } from '../../db/pool.ts';
+import { verifyFileLinkToken } from '../../files/signed-urls.ts';
+import type { ObjectStorage } from '../../integrations/storage/port.ts';
+import { sendFile } from '../file-replies.ts';
+import { HttpProblem, problemSchema } from '../problem.ts';
+
+export interface PublicFilesOptions {
+  readonly pool: DatabasePool;
+  readonly storage: ObjectStorage;
+  readonly secret: string;
+}
+
+/**
+ * `GET /files/:id?t=`: the link the support provider gets for a chat attachment. No session: the token
+ * is the permission, so a missing, malformed, wrong or expired one (or an unknown file) is one 403 that
+ * tells nothing and serves nothing.
+ */
+export const publicFilesRoutes: FastifyPluginAsyncZod<PublicFilesOptions> = async (
+  app,
+  { pool, storage, secret },
+) => {
+  const refused = () => new HttpProblem(403, 'forbidden', 'This link is not valid.');
+  app.get(
+    '/files/:id',
+    {
+      schema: {
+        tags: ['files'],
+        summary: 'Downloads a file through a signed, short-lived link (no session)',
+        params: z.object({ id: z.string().max(64) }),
+        querystring: z.object({ t: z.string().max(200).optional() }),
+        headers: z.object({ range: z.string().max(200).optional() }),
+        response: {
+          200: z.any().describe('The bytes'),
+          206: z.any().describe('The requested range'),
+          403: problemSchema,
+          416: problemSchema,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const file = z.uuid().safeParse(id).success ? await findFile(pool, id) : null;
+      if (!file || !verifyFileLinkToken(secret, file.storageKey, request.query.t)) throw refused();
+      // Links are bearer tokens that expire: no shared cache may keep the bytes.
+      return sendFile(reply, storage, file, request.headers.range, 'private, no-store');
+    },
+  );
+};
