@@ -37,6 +37,7 @@ export const envSchema = z
     ADMIN_LOGIN_WINDOW_MINUTES: int(1, 24 * 60, 15),
     ADMIN_LOGIN_LOCK_MINUTES: int(1, 24 * 60, 15),
     FILE_URL_SECRET: optionalString,
+    FILE_URL_TTL_MINUTES: int(1, 7 * 24 * 60, 15),
     CORS_ORIGINS: z.preprocess(
       (v) => (v === undefined ? '' : v),
       z.string().transform((v) =>

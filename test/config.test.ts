@@ -96,6 +96,8 @@ describe('configuration parsing', () => {
       POLL_CHAT_MS: 4000,
       POLL_COMMENTS_MS: 5000,
       COMMENT_MAX_LENGTH: 2000,
+      FILE_URL_TTL_MINUTES: 15,
+      MAX_VIDEO_MB: 50,
     });
     expect(loadConfig(productionEnv).HOST).toBe('0.0.0.0');
   });
@@ -138,6 +140,8 @@ describe('configuration parsing', () => {
     [{ ADMIN_BOOTSTRAP_EMAIL: 'not an email', ADMIN_BOOTSTRAP_PASSWORD: 'x' }, 'ADMIN_BOOTSTRAP_EMAIL'],
     [{ ADMIN_LOGIN_MAX_FAILURES: '0' }, 'ADMIN_LOGIN_MAX_FAILURES'],
     [{ ADMIN_SESSION_TTL_MINUTES: '1' }, 'ADMIN_SESSION_TTL_MINUTES'],
+    [{ REQUIRE_OBJECT_STORE: '1' }, 'S3_BUCKET'],
+    [{ FILE_URL_TTL_MINUTES: '0' }, 'FILE_URL_TTL_MINUTES'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     try {

@@ -15,6 +15,10 @@ export const redactPaths = [
   'headers.authorization',
   'headers.cookie',
   'headers["x-hub-signature"]',
+  // Libraries log the request headers they were handed (@fastify/multipart's busboy options, at trace).
+  '*.headers.authorization',
+  '*.headers.cookie',
+  '*.headers["x-hub-signature"]',
   'authorization',
   'token',
   'password',

@@ -97,8 +97,23 @@ describe('logs of a run that handled secrets', () => {
     await adminCall(running.url, adminToken, 'POST', '/admin/auth/logout-all');
     await adminCall(running.url, adminToken, 'GET', '/admin/me');
 
+    // File bytes and names: an upload that is stored and one that is refused.
+    const fileMarker = 'file-content-marker-2b8e';
+    for (const content of [`${fileMarker}\n`, `<html>${fileMarker}</html>`]) {
+      const form = new FormData();
+      form.append('file', new Blob([content]), 'name-marker-2b8e.txt');
+      await fetch(`${running.url}/api/files/upload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${valid}` },
+        body: form,
+      });
+    }
+
     const logs = running.logs.text;
+    expect(logs).toContain('/api/files/upload');
     for (const secret of [
+      fileMarker,
+      'name-marker-2b8e',
       admin.password,
       wrongPassword,
       newPassword,
