@@ -261,6 +261,23 @@ describe.each(testStorages())('files on %s storage', (_kind, makeStorage) => {
     });
   });
 
+  it('are in the OpenAPI document', async () => {
+    const doc = (await (await fetch(`${running.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown }>>;
+    };
+    const upload = doc.paths['/api/files/upload']?.post;
+    expect(Object.keys(upload?.responses ?? {})).toEqual(
+      expect.arrayContaining(['201', '401', '413', '415']),
+    );
+    const own = doc.paths['/api/files/{id}']?.get;
+    expect(Object.keys(own?.responses ?? {})).toEqual(
+      expect.arrayContaining(['200', '206', '403', '404', '416']),
+    );
+    const signed = doc.paths['/files/{id}']?.get;
+    expect(Object.keys(signed?.responses ?? {})).toEqual(expect.arrayContaining(['200', '403']));
+    expect(signed?.security).toBeUndefined();
+  });
+
   it('leaves nothing behind when the client drops an upload halfway', async () => {
     const before = await rows();
     const keysBefore = (await storage.keys()).length;
