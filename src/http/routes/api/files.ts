@@ -1,13 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { type FileRecord, findFile, insertFile } from '../../../db/files.ts';
+import { findFile } from '../../../db/files.ts';
 import type { DatabasePool } from '../../../db/pool.ts';
-import { inspectUpload, type UploadCaps } from '../../../files/inspect.ts';
-import { chatAttachmentKey } from '../../../files/keys.ts';
-import { sanitiseFileName } from '../../../files/names.ts';
+import { storeChatAttachment } from '../../../files/chat-attachments.ts';
+import type { UploadCaps } from '../../../files/inspect.ts';
 import type { ObjectStorage } from '../../../integrations/storage/port.ts';
 import { sendFile } from '../../file-replies.ts';
 import { userOf } from '../../plugins/auth.ts';
@@ -25,46 +22,6 @@ const uploadedSchema = z
 
 const tags = ['files'];
 const security = [{ sessionJwt: [] }];
-
-/** Streams one multipart file through the content checks into storage; nothing stays when it fails. */
-async function store(
-  deps: FilesRouteOptions,
-  ownerId: string,
-  part: { file: NodeJS.ReadableStream & AsyncIterable<Buffer>; filename: string },
-): Promise<FileRecord> {
-  const inspection = inspectUpload(deps.caps);
-  const key = chatAttachmentKey(ownerId);
-  const abort = new AbortController();
-  // The client's bytes flow into the checks; the checks' output flows into storage. A refusal or a
-  // dropped connection errors the chain, which aborts the write.
-  const feeding = pipeline(part.file, inspection.stream).catch((error: unknown) => {
-    abort.abort(error);
-  });
-  try {
-    await deps.storage.put(key, inspection.stream, {
-      contentType: 'application/octet-stream',
-      signal: abort.signal,
-    });
-    await feeding;
-    const detected = await inspection.result;
-    return await insertFile(deps.pool, {
-      id: randomUUID(),
-      ownerId,
-      storageKey: key,
-      contentType: detected.mime,
-      kind: detected.kind,
-      size: detected.size,
-      name: sanitiseFileName(part.filename, detected.ext),
-    });
-  } catch (error) {
-    await deps.storage.delete(key).catch(() => undefined);
-    // The checks' verdict explains a failed write better than the write's own error.
-    throw await inspection.result.then(
-      () => error,
-      (verdict: unknown) => verdict,
-    );
-  }
-}
 
 export const filesRoutes: FastifyPluginAsyncZod<FilesRouteOptions> = async (app, options) => {
   const { pool, storage, caps } = options;
@@ -102,7 +59,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRouteOptions> = async (app,
         throw new HttpProblem(400, 'validation_failed', 'Send one file in the multipart field `file`.');
       }
       try {
-        const file = await store(options, ownerId, part);
+        const file = await storeChatAttachment(options, ownerId, part);
         return await reply.code(201).send({
           id: file.id,
           name: file.name,
