@@ -1,5 +1,6 @@
 import { benchAdmin } from './admin.ts';
 import { benchEventStore } from './eventstore/bench.ts';
+import { benchFiles } from './files.ts';
 import { benchSettingsRead } from './settings-read.ts';
 
 // `npm run bench` runs the settings read (as it always has); `npm run bench -- <name>` picks one.
@@ -7,6 +8,7 @@ const benchmarks: Readonly<Record<string, (signal: AbortSignal) => Promise<numbe
   'settings-read': benchSettingsRead,
   eventstore: benchEventStore,
   admin: benchAdmin,
+  files: benchFiles,
 };
 
 async function all(signal: AbortSignal): Promise<number> {
