@@ -2,14 +2,10 @@ import { ACTIVE_TEXT_RULES, activeTextRule } from './active-text.ts';
 import type { ContentCheck } from './structure/reader.ts';
 
 /** C0 controls other than tab, LF and CR; DEL; the C1 controls U+0080–U+009F. */
-function hasControlCharacter(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    const c0 = code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d;
-    if (c0 || (code >= 0x7f && code <= 0x9f)) return true;
-  }
-  return false;
-}
+// One native regex scan: a character loop in JavaScript was the upload path's hottest code.
+// eslint-disable-next-line no-control-regex
+const controlCharacter = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+const hasControlCharacter = (text: string): boolean => controlCharacter.test(text);
 
 /**
  * What an upload with no detected binary type must be to count as text: valid UTF-8 (a character may
