@@ -40,9 +40,21 @@ export function commandIdOf(request: FastifyRequest): string {
   return held ? `idempotency-key\u0000${held.caller}\u0000${held.key}` : randomUUID();
 }
 
+/**
+ * Whose key it is: a client user by their id, an admin as `admin:<id>` (admin ids are UUIDs, user ids come
+ * from the host's tokens, so the two never meet). Null for a caller not known yet.
+ */
+function callerOf(request: FastifyRequest): string | null {
+  if (request.userId !== null) return request.userId;
+  // `admin` is decorated on /admin routes only.
+  const admin = (request as Partial<Pick<FastifyRequest, 'admin'>>).admin;
+  return admin ? `admin:${admin.id}` : null;
+}
+
 async function claim(pool: DatabasePool, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const header = request.headers['idempotency-key'];
-  if (header === undefined || request.userId === null) return;
+  const caller = callerOf(request);
+  if (header === undefined || caller === null) return;
   if (typeof header !== 'string' || !keyPattern.test(header)) {
     throw new HttpProblem(
       400,
@@ -50,7 +62,6 @@ async function claim(pool: DatabasePool, request: FastifyRequest, reply: Fastify
       'Idempotency-Key must be 1-100 visible ASCII characters.',
     );
   }
-  const caller = request.userId;
   const outcome = await claimIdempotencyKey(pool, caller, header, fingerprint(request));
   switch (outcome.kind) {
     case 'claimed':
