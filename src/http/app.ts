@@ -118,6 +118,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     prefix: '/admin',
     pool: deps.pool,
     redis: deps.redis,
+    store: deps.store,
+    waiter: deps.waiter,
     sessionSecret: config.ADMIN_SESSION_SECRET,
     sessionTtlMinutes: config.ADMIN_SESSION_TTL_MINUTES,
     login: {

@@ -1,8 +1,9 @@
+import { channelsProjection } from './channels.ts';
 import { devicesProjection } from './devices.ts';
 import type { Projection } from './projection.ts';
 
 /** Every projection the service runs; `projections rebuild <name>` picks from these. */
-export const allProjections: readonly Projection[] = [devicesProjection];
+export const allProjections: readonly Projection[] = [devicesProjection, channelsProjection];
 
 export function projectionNamed(name: string): Projection | undefined {
   return allProjections.find((p) => p.name === name);

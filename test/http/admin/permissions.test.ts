@@ -19,6 +19,7 @@ interface Call {
 
 let victimId = '';
 let reasonId = '';
+let channelId = '';
 const tokens = new Map<Role, string>();
 
 // API.md, "Admin API": who may do what. Written out here, not derived from the routes' declarations.
@@ -100,6 +101,21 @@ const matrix: readonly {
       return { method: 'DELETE', path: `/admin/reasons/${(made.body as { id: string }).id}` };
     },
   },
+  { route: 'GET /admin/channels', allowed: ALL, call: () => ({ method: 'GET', path: '/admin/channels' }) },
+  {
+    route: 'POST /admin/channels',
+    allowed: ['owner'],
+    call: () => ({ method: 'POST', path: '/admin/channels', body: { title: 'Made in the matrix' } }),
+  },
+  {
+    route: 'PATCH /admin/channels/{id}',
+    allowed: ['owner'],
+    call: () => ({
+      method: 'PATCH',
+      path: `/admin/channels/${channelId}`,
+      body: { description: randomUUID() },
+    }),
+  },
   {
     route: 'POST /admin/auth/logout-all',
     allowed: ALL,
@@ -117,6 +133,10 @@ beforeAll(async () => {
     title: 'Delivery',
   });
   reasonId = (reason.body as { id: string }).id;
+  const channel = await adminCall(url(), tokens.get('owner') ?? '', 'POST', '/admin/channels', {
+    title: 'Matrix',
+  });
+  channelId = (channel.body as { id: string }).id;
 });
 
 describe('admin permissions', () => {

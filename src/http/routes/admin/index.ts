@@ -5,16 +5,21 @@ import { adminTokens } from '../../../auth/admin-tokens.ts';
 import { loginThrottle } from '../../../auth/login-throttle.ts';
 import { verifyAgainstNothing } from '../../../auth/passwords.ts';
 import type { DatabasePool } from '../../../db/pool.ts';
+import type { EventStore } from '../../../events/store/port.ts';
+import type { ProjectionWaiter } from '../../../projections/progress.ts';
 import { recordAudit } from '../../plugins/admin-audit.ts';
 import { identifyAdmin, requireDeclaredAccess } from '../../plugins/admin-auth.ts';
 import { adminsRoutes } from './admins.ts';
 import { auditLogRoutes } from './audit-log.ts';
 import { authRoutes } from './auth.ts';
+import { channelsRoutes } from './channels.ts';
 import { reasonsRoutes } from './reasons.ts';
 
 export interface AdminOptions {
   readonly pool: DatabasePool;
   readonly redis?: Redis | undefined;
+  readonly store: EventStore;
+  readonly waiter: ProjectionWaiter;
   readonly sessionSecret: string;
   readonly sessionTtlMinutes: number;
   readonly login: {
@@ -60,4 +65,5 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, options
   await app.register(adminsRoutes, { pool, sessions });
   await app.register(auditLogRoutes, { pool });
   await app.register(reasonsRoutes, { pool });
+  await app.register(channelsRoutes, { pool, store: options.store, waiter: options.waiter });
 };

@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { handleChannelCommand } from '../../../commands/channels.ts';
+import { notFound } from '../../../commands/errors.ts';
+import type { DatabasePool } from '../../../db/pool.ts';
+import { channelSettingsSchema, commentRateSchema } from '../../../events/channels.ts';
+import type { Position } from '../../../events/envelope.ts';
+import type { EventStore } from '../../../events/store/port.ts';
+import type { ProjectionWaiter } from '../../../projections/progress.ts';
+import { findChannel, listChannels } from '../../../queries/channels.ts';
+import { adminCommandContext } from '../../command-context.ts';
+import { problemSchema } from '../../problem.ts';
+import { adminErrors, adminSecurity, idParams } from './views.ts';
+
+export interface ChannelsRouteOptions {
+  readonly pool: DatabasePool;
+  readonly store: EventStore;
+  readonly waiter: ProjectionWaiter;
+}
+
+const channelSchema = channelSettingsSchema
+  .extend({ id: z.uuid(), createdAt: z.iso.datetime(), updatedAt: z.iso.datetime() })
+  .meta({ id: 'Channel' });
+
+const DEFAULT_REACTIONS = ['👍', '❤️', '🔥', '😂', '😮', '😢'];
+const settings = channelSettingsSchema.shape;
+const createBody = z
+  .strictObject({
+    title: settings.title.trim().min(1),
+    description: settings.description.default(''),
+    avatarUrl: settings.avatarUrl.default(null),
+    allowedReactions: settings.allowedReactions.default(DEFAULT_REACTIONS),
+    commentsEnabled: settings.commentsEnabled.default(true),
+    // API.md's default slow mode: one comment per 10 s with a burst of 3.
+    commentRate: commentRateSchema.default({ intervalSeconds: 10, burst: 3 }),
+  })
+  .meta({ id: 'ChannelCreation' });
+const patchBody = z
+  .strictObject({
+    title: settings.title.trim().min(1).optional(),
+    description: settings.description.optional(),
+    avatarUrl: settings.avatarUrl.optional(),
+    allowedReactions: settings.allowedReactions.optional(),
+    commentsEnabled: settings.commentsEnabled.optional(),
+    commentRate: commentRateSchema.optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, 'name at least one setting')
+  .meta({ id: 'ChannelPatch' });
+
+const tags = ['admin: channels'];
+const security = adminSecurity;
+const CHANNEL_PROJECTIONS = ['channels'];
+
+export const channelsRoutes: FastifyPluginAsyncZod<ChannelsRouteOptions> = async (app, options) => {
+  const { pool, store, waiter } = options;
+  // Read-your-writes: the answer shows the channel as the command left it.
+  const channelAfter = async (position: Position | null, id: string) => {
+    await waiter.waitFor(CHANNEL_PROJECTIONS, position);
+    const channel = await findChannel(pool, id);
+    if (!channel) throw notFound('No such channel.');
+    return channel;
+  };
+
+  app.get(
+    '/channels',
+    {
+      config: { access: 'signed-in' },
+      schema: {
+        tags,
+        security,
+        summary: 'Every channel with its settings (a short list: not paged)',
+        response: {
+          200: z.object({ items: z.array(channelSchema) }).meta({ id: 'ChannelList' }),
+          ...adminErrors,
+        },
+      },
+    },
+    async () => ({ items: [...(await listChannels(pool))] }),
+  );
+
+  app.post(
+    '/channels',
+    {
+      config: {
+        access: 'channels.manage',
+        idempotent: true,
+        audit: { action: 'channels.create', target: 'channel' },
+      },
+      schema: {
+        tags,
+        security,
+        summary: 'Creates a channel',
+        headers: z.object({ 'idempotency-key': z.string().optional() }),
+        body: createBody,
+        response: { 201: channelSchema, 400: problemSchema, 409: problemSchema, ...adminErrors },
+      },
+    },
+    async (request, reply) => {
+      const id = randomUUID();
+      request.audit.targetId = id;
+      const command = { type: 'create' as const, settings: request.body, at: new Date().toISOString() };
+      const { position } = await handleChannelCommand(store, id, command, adminCommandContext(request));
+      return reply.code(201).send(await channelAfter(position, id));
+    },
+  );
+
+  app.patch(
+    '/channels/:id',
+    {
+      config: { access: 'channels.manage', audit: { action: 'channels.update', target: 'channel' } },
+      schema: {
+        tags,
+        security,
+        summary: "Changes a channel's settings (title, description, avatar, reactions, comments)",
+        params: idParams,
+        body: patchBody,
+        response: { 200: channelSchema, 400: problemSchema, 404: problemSchema, ...adminErrors },
+      },
+    },
+    async (request) => {
+      request.audit.detail = { fields: Object.keys(request.body) };
+      const command = { type: 'edit' as const, change: request.body, at: new Date().toISOString() };
+      const { position } = await handleChannelCommand(
+        store,
+        request.params.id,
+        command,
+        adminCommandContext(request),
+      );
+      return channelAfter(position, request.params.id);
+    },
+  );
+};
