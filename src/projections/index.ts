@@ -1,9 +1,10 @@
 import { channelsProjection } from './channels.ts';
 import { devicesProjection } from './devices.ts';
+import { postsProjection } from './posts.ts';
 import type { Projection } from './projection.ts';
 
 /** Every projection the service runs; `projections rebuild <name>` picks from these. */
-export const allProjections: readonly Projection[] = [devicesProjection, channelsProjection];
+export const allProjections: readonly Projection[] = [devicesProjection, channelsProjection, postsProjection];
 
 export function projectionNamed(name: string): Projection | undefined {
   return allProjections.find((p) => p.name === name);

@@ -117,11 +117,84 @@ const matrix: readonly {
     }),
   },
   {
+    route: 'GET /admin/channels/{id}/posts',
+    allowed: ['owner', 'author'],
+    call: () => ({ method: 'GET', path: `/admin/channels/${channelId}/posts` }),
+  },
+  {
+    route: 'POST /admin/channels/{id}/posts',
+    allowed: ['owner', 'author'],
+    call: () => ({ method: 'POST', path: `/admin/channels/${channelId}/posts`, body: { text: 'Drafted' } }),
+  },
+  {
+    route: 'PATCH /admin/posts/{postId}',
+    allowed: ['owner', 'author'],
+    call: async () => ({
+      method: 'PATCH',
+      path: `/admin/posts/${await postIn([])}`,
+      body: { text: 'Edited' },
+    }),
+  },
+  {
+    route: 'POST /admin/posts/{postId}/schedule',
+    allowed: ['owner', 'author'],
+    call: async () => ({
+      method: 'POST',
+      path: `/admin/posts/${await postIn([])}/schedule`,
+      body: { publishAt: new Date(Date.now() + 3600_000).toISOString() },
+    }),
+  },
+  {
+    route: 'POST /admin/posts/{postId}/unschedule',
+    allowed: ['owner', 'author'],
+    call: async () => ({ method: 'POST', path: `/admin/posts/${await postIn(['schedule'])}/unschedule` }),
+  },
+  {
+    route: 'POST /admin/posts/{postId}/publish',
+    allowed: ['owner', 'author'],
+    call: async () => ({ method: 'POST', path: `/admin/posts/${await postIn([])}/publish`, body: {} }),
+  },
+  {
+    route: 'POST /admin/posts/{postId}/hide',
+    allowed: ['owner', 'author'],
+    call: async () => ({ method: 'POST', path: `/admin/posts/${await postIn(['publish'])}/hide` }),
+  },
+  {
+    route: 'POST /admin/posts/{postId}/unhide',
+    allowed: ['owner', 'author'],
+    call: async () => ({ method: 'POST', path: `/admin/posts/${await postIn(['publish', 'hide'])}/unhide` }),
+  },
+  {
+    route: 'DELETE /admin/posts/{postId}',
+    allowed: ['owner', 'author'],
+    call: async () => ({ method: 'DELETE', path: `/admin/posts/${await postIn([])}` }),
+  },
+  {
     route: 'POST /admin/auth/logout-all',
     allowed: ALL,
     call: () => ({ method: 'POST', path: '/admin/auth/logout-all' }),
   },
 ];
+
+/** A fresh post of the matrix channel, moved through `steps` by the owner: each call gets one in the state it needs. */
+async function postIn(steps: readonly ('schedule' | 'publish' | 'hide')[]): Promise<string> {
+  const owner = tokens.get('owner') ?? '';
+  const made = await adminCall(url(), owner, 'POST', `/admin/channels/${channelId}/posts`, {
+    text: 'For the matrix',
+  });
+  const id = (made.body as { id: string }).id;
+  for (const step of steps) {
+    const body =
+      step === 'schedule'
+        ? { publishAt: new Date(Date.now() + 3600_000).toISOString() }
+        : step === 'publish'
+          ? {}
+          : undefined;
+    const moved = await adminCall(url(), owner, 'POST', `/admin/posts/${id}/${step}`, body);
+    if (moved.status !== 200) throw new Error(`${step}: ${moved.status} ${JSON.stringify(moved.body)}`);
+  }
+  return id;
+}
 
 beforeAll(async () => {
   for (const role of roles) {

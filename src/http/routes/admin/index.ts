@@ -13,6 +13,7 @@ import { adminsRoutes } from './admins.ts';
 import { auditLogRoutes } from './audit-log.ts';
 import { authRoutes } from './auth.ts';
 import { channelsRoutes } from './channels.ts';
+import { postsRoutes } from './posts.ts';
 import { reasonsRoutes } from './reasons.ts';
 
 export interface AdminOptions {
@@ -66,4 +67,5 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, options
   await app.register(auditLogRoutes, { pool });
   await app.register(reasonsRoutes, { pool });
   await app.register(channelsRoutes, { pool, store: options.store, waiter: options.waiter });
+  await app.register(postsRoutes, { pool, store: options.store, waiter: options.waiter });
 };

@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'slonik';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { postStream } from '../../../src/events/posts.ts';
+import { postsProjection } from '../../../src/projections/posts.ts';
+import { rebuildProjection } from '../../../src/projections/rebuild.ts';
+import { adminCall, createTestAdmin, loginToken } from '../../support/admin.ts';
+import { useRunningApp } from '../../support/app.ts';
+
+const used = useRunningApp();
+const url = () => used.running.url;
+let token = '';
+let channelId = '';
+beforeAll(async () => {
+  token = await loginToken(url(), await createTestAdmin(used.db.pool, 'author'));
+  const owner = await loginToken(url(), await createTestAdmin(used.db.pool, 'owner'));
+  channelId = (
+    (await adminCall(url(), owner, 'POST', '/admin/channels', { title: 'Posts' })).body as { id: string }
+  ).id;
+});
+const call = (method: string, path: string, body?: unknown) => adminCall(url(), token, method, path, body);
+
+interface Post {
+  id: string;
+  status: string;
+  text: string;
+  publishAt: string | null;
+  publishedAt: string | null;
+  editedAt: string | null;
+  buttons: { id: string; label: string; url: string }[];
+}
+const draft = async (body: Record<string, unknown> = { text: 'Hello' }) => {
+  const answer = await call('POST', `/admin/channels/${channelId}/posts`, body);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+  return answer.body as Post;
+};
+const inAnHour = () => new Date(Date.now() + 3600_000).toISOString();
+
+describe('admin posts', () => {
+  it('take a post through its whole life, each answer showing the new status', async () => {
+    const post = await draft({ text: 'Hello', buttons: [{ label: 'Open', url: 'https://example.com' }] });
+    expect(post).toMatchObject({ status: 'draft', text: 'Hello', publishedAt: null });
+    const steps: [string, string, unknown, string][] = [
+      ['POST', 'schedule', { publishAt: inAnHour(), notify: true }, 'scheduled'],
+      ['POST', 'unschedule', undefined, 'draft'],
+      ['POST', 'publish', {}, 'published'],
+      ['POST', 'hide', undefined, 'hidden'],
+      ['POST', 'unhide', undefined, 'published'],
+    ];
+    for (const [method, step, body, status] of steps) {
+      const answer = await call(method, `/admin/posts/${post.id}/${step}`, body);
+      expect(answer.status, `${step}: ${JSON.stringify(answer.body)}`).toBe(200);
+      expect((answer.body as Post).status).toBe(status);
+    }
+    const deleted = await call('DELETE', `/admin/posts/${post.id}`);
+    expect((deleted.body as Post).status).toBe('deleted');
+    const events = await used.running.eventSourcing.store.readStream(postStream(post.id));
+    expect(events.map((e) => e.type)).toEqual([
+      'postDrafted',
+      'postScheduled',
+      'postUnscheduled',
+      'postPublished',
+      'postHidden',
+      'postUnhidden',
+      'postDeleted',
+    ]);
+  });
+
+  it('refuses a move the lifecycle does not have with 409, naming the current status', async () => {
+    const post = await draft();
+    const answer = await call('POST', `/admin/posts/${post.id}/hide`);
+    expect(answer.status).toBe(409);
+    expect(answer.body).toMatchObject({ code: 'conflict', detail: 'A post that is draft cannot be hidden.' });
+    await call('DELETE', `/admin/posts/${post.id}`);
+    const edit = await call('PATCH', `/admin/posts/${post.id}`, { text: 'Too late' });
+    expect(edit.body).toMatchObject({ code: 'conflict', detail: 'A post that is deleted cannot be edited.' });
+  });
+
+  it('answers 404 for an unknown post or channel, and 400 for a schedule in the past or a bad button', async () => {
+    expect((await call('POST', `/admin/posts/${randomUUID()}/publish`, {})).status).toBe(404);
+    expect((await call('POST', `/admin/channels/${randomUUID()}/posts`, { text: 'x' })).status).toBe(404);
+    const post = await draft();
+    const past = await call('POST', `/admin/posts/${post.id}/schedule`, {
+      publishAt: '2020-01-01T00:00:00Z',
+    });
+    expect(past.status).toBe(400);
+    for (const button of [
+      { label: 'Open', url: 'http://example.com' },
+      { label: '', url: 'https://example.com' },
+      { label: 'x'.repeat(41), url: 'https://example.com' },
+      { label: 'Open', url: 'javascript:alert(1)' },
+    ]) {
+      expect((await call('PATCH', `/admin/posts/${post.id}`, { buttons: [button] })).status).toBe(400);
+    }
+    const nine = Array.from({ length: 9 }, (_, i) => ({ label: `B${i}`, url: 'https://example.com' }));
+    expect((await call('PATCH', `/admin/posts/${post.id}`, { buttons: nine })).status).toBe(400);
+  });
+
+  it('refuses to publish an empty post', async () => {
+    const post = await draft({ text: '' });
+    expect((await call('POST', `/admin/posts/${post.id}/publish`, {})).status).toBe(409);
+  });
+
+  it('sets editedAt only for edits of a live post, and keeps button ids that are sent back', async () => {
+    const post = await draft({ buttons: [{ label: 'A', url: 'https://a.example.com' }] });
+    const edited = (await call('PATCH', `/admin/posts/${post.id}`, { text: 'Draft edit' })).body as Post;
+    expect(edited.editedAt).toBeNull();
+    await call('POST', `/admin/posts/${post.id}/publish`, {});
+    const [kept] = post.buttons;
+    const live = (
+      await call('PATCH', `/admin/posts/${post.id}`, {
+        buttons: [kept, { label: 'B', url: 'https://b.example.com' }],
+      })
+    ).body as Post;
+    expect(live.editedAt).not.toBeNull();
+    expect(live.buttons[0]).toEqual(kept);
+    expect(live.buttons[1]?.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('lists a channel by status, newest first, page by page', async () => {
+    const made = [await draft({ text: 'one' }), await draft({ text: 'two' }), await draft({ text: 'three' })];
+    await call('POST', `/admin/posts/${made[1]?.id ?? ''}/publish`, {});
+    const drafts: Post[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = `status=draft&limit=2${cursor ? `&cursor=${cursor}` : ''}`;
+      const page = (await call('GET', `/admin/channels/${channelId}/posts?${query}`)).body as {
+        items: Post[];
+        nextCursor: string | null;
+      };
+      drafts.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    expect(drafts.every((p) => p.status === 'draft')).toBe(true);
+    expect(drafts.map((p) => p.id)).toContain(made[2]?.id);
+    expect(drafts.map((p) => p.id)).not.toContain(made[1]?.id);
+    expect(drafts.findIndex((p) => p.id === made[2]?.id)).toBeLessThan(
+      drafts.findIndex((p) => p.id === made[0]?.id),
+    );
+  });
+
+  it('rebuilds every post table from the events alone, equal to the live ones', async () => {
+    const snapshot = async () => {
+      const rows = async (table: string) =>
+        used.db.pool.anyFirst(sql.type(z.object({ row: z.string() }))`
+          SELECT row_to_json(t)::text AS row FROM ${sql.identifier([table])} t ORDER BY row_to_json(t)::text`);
+      return [await rows('channel_posts'), await rows('post_buttons'), await rows('post_attachments')];
+    };
+    const live = await snapshot();
+    expect(live[0]?.length).toBeGreaterThan(5);
+    await rebuildProjection({
+      pool: used.db.pool,
+      store: used.running.eventSourcing.store,
+      connectionString: used.db.url,
+      projection: postsProjection,
+    });
+    expect(await snapshot()).toEqual(live);
+  });
+});
