@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'slonik';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { postStream } from '../../../src/events/posts.ts';
 import { postsProjection } from '../../../src/projections/posts.ts';
-import { rebuildProjection } from '../../../src/projections/rebuild.ts';
 import { adminCall, createTestAdmin, loginToken } from '../../support/admin.ts';
 import { useRunningApp } from '../../support/app.ts';
+import { expectRebuildEqualsLive } from '../../support/rebuild.ts';
 
 const used = useRunningApp();
 const url = () => used.running.url;
@@ -141,20 +139,7 @@ describe('admin posts', () => {
   });
 
   it('rebuilds every post table from the events alone, equal to the live ones', async () => {
-    const snapshot = async () => {
-      const rows = async (table: string) =>
-        used.db.pool.anyFirst(sql.type(z.object({ row: z.string() }))`
-          SELECT row_to_json(t)::text AS row FROM ${sql.identifier([table])} t ORDER BY row_to_json(t)::text`);
-      return [await rows('channel_posts'), await rows('post_buttons'), await rows('post_attachments')];
-    };
-    const live = await snapshot();
-    expect(live[0]?.length).toBeGreaterThan(5);
-    await rebuildProjection({
-      pool: used.db.pool,
-      store: used.running.eventSourcing.store,
-      connectionString: used.db.url,
-      projection: postsProjection,
-    });
-    expect(await snapshot()).toEqual(live);
+    const [posts] = await expectRebuildEqualsLive(used, postsProjection);
+    expect(posts?.length).toBeGreaterThan(5);
   });
 });
