@@ -11,6 +11,7 @@ import { resolveSecrets } from './dev-secrets.ts';
 import { DEMO_USER_ID, mintSessionToken } from './dev-token.ts';
 import { type EventSourcing, startEventSourcing } from './event-sourcing.ts';
 import { buildApp } from './http/app.ts';
+import { type ScheduledPublisher, startScheduledPublisher } from './jobs/publish-scheduled.ts';
 import { createLogger } from './http/logger.ts';
 import { createRedis } from './integrations/redis.ts';
 import type { ObjectStorage } from './integrations/storage/port.ts';
@@ -26,6 +27,7 @@ interface Running {
   redis?: Redis;
   storage?: ObjectStorage;
   eventSourcing?: EventSourcing;
+  scheduler?: ScheduledPublisher;
   embedded?: EmbeddedDatabase;
 }
 
@@ -52,8 +54,9 @@ async function stopAll(running: Running, logger: Logger): Promise<boolean> {
       logger.error({ err: error }, `shutdown: ${name} failed`);
     }
   };
-  const { app, pool, redis, storage, eventSourcing, embedded } = running;
+  const { app, pool, redis, storage, eventSourcing, scheduler, embedded } = running;
   if (app) await step('http server', () => app.close());
+  if (scheduler) await step('schedule job', () => scheduler.stop());
   if (eventSourcing) await step('projections and event store', () => eventSourcing.stop());
   if (pool) await step('database pool', () => pool.end());
   if (redis) await step('redis', () => redis.quit());
@@ -129,6 +132,12 @@ async function main(): Promise<void> {
       pool: running.pool,
       logger,
       registry,
+    });
+    running.scheduler = startScheduledPublisher({
+      pool: running.pool,
+      store: running.eventSourcing.store,
+      connectionString: databaseUrl,
+      logger,
     });
     running.app = await buildApp({
       config,
