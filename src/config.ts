@@ -76,6 +76,7 @@ export const envSchema = z
     DATA_RETENTION_DAYS: optionalInt(1, 36_500),
     POLL_CHAT_MS: int(500, 600_000, 4_000),
     POLL_COMMENTS_MS: int(500, 600_000, 5_000),
+    POLL_FEED_MS: int(500, 600_000, 10_000),
     COMMENT_MAX_LENGTH: int(1, 10_000, 2_000),
   })
   .superRefine((env, ctx) => {

@@ -95,6 +95,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     rateLimitPerMinute: config.API_RATE_LIMIT_PER_MINUTE,
     storage: deps.storage,
     uploadCaps,
+    feedPollMs: config.POLL_FEED_MS,
     client: {
       poll: { chatMs: config.POLL_CHAT_MS, commentsMs: config.POLL_COMMENTS_MS },
       limits: {

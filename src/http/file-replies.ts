@@ -12,7 +12,7 @@ import { HttpProblem } from './problem.ts';
 export async function sendFile(
   reply: FastifyReply,
   storage: ObjectStorage,
-  file: FileRecord,
+  file: Pick<FileRecord, 'storageKey' | 'contentType' | 'size' | 'name'>,
   rangeHeader: string | undefined,
   cacheControl: string,
 ): Promise<FastifyReply> {

@@ -1,10 +1,16 @@
 import { channelsProjection } from './channels.ts';
 import { devicesProjection } from './devices.ts';
 import { postsProjection } from './posts.ts';
+import { reactionsProjection } from './reactions.ts';
 import type { Projection } from './projection.ts';
 
 /** Every projection the service runs; `projections rebuild <name>` picks from these. */
-export const allProjections: readonly Projection[] = [devicesProjection, channelsProjection, postsProjection];
+export const allProjections: readonly Projection[] = [
+  devicesProjection,
+  channelsProjection,
+  postsProjection,
+  reactionsProjection,
+];
 
 export function projectionNamed(name: string): Projection | undefined {
   return allProjections.find((p) => p.name === name);

@@ -1,8 +1,9 @@
 import { type CommonQueryMethods, sql } from 'slonik';
 import { z } from 'zod';
+import { isoInstant, postPartsColumns, postPartsRow } from './post-parts.ts';
 import { postStatusSchema } from '../events/posts.ts';
 
-const iso = z.coerce.date().transform((d) => d.toISOString());
+const iso = isoInstant;
 const row = z
   .object({
     id: z.string(),
@@ -18,18 +19,7 @@ const row = z
     updated_at: iso,
     view_count: z.number(),
     comment_count: z.number(),
-    buttons: z.array(z.object({ id: z.string(), label: z.string(), url: z.string() })),
-    attachments: z.array(
-      z.object({
-        id: z.string(),
-        kind: z.enum(['image', 'video', 'file']),
-        contentType: z.string(),
-        size: z.coerce.number(),
-        width: z.number().nullable(),
-        height: z.number().nullable(),
-        durationMs: z.number().nullable(),
-      }),
-    ),
+    ...postPartsRow,
   })
   .transform((r) => ({
     id: r.id,
@@ -53,11 +43,7 @@ export type AdminPostView = z.infer<typeof row>;
 const select = sql.fragment`
   SELECT p.id, p.channel_id, p.status, p.text, p.comments_enabled, p.publish_at, p.notify, p.published_at,
     p.edited_at, p.created_at, p.updated_at, p.view_count, p.comment_count,
-    COALESCE((SELECT json_agg(json_build_object('id', b.id, 'label', b.label, 'url', b.url) ORDER BY b.position)
-      FROM post_buttons b WHERE b.post_id = p.id), '[]') AS buttons,
-    COALESCE((SELECT json_agg(json_build_object('id', a.id, 'kind', a.kind, 'contentType', a.content_type,
-        'size', a.size, 'width', a.width, 'height', a.height, 'durationMs', a.duration_ms) ORDER BY a.position)
-      FROM post_attachments a WHERE a.post_id = p.id), '[]') AS attachments
+    ${postPartsColumns}
   FROM channel_posts p`;
 
 export async function findAdminPost(db: CommonQueryMethods, id: string): Promise<AdminPostView | null> {

@@ -7,6 +7,7 @@ import { roles, type Role } from '../../../src/auth/permissions.ts';
 import { installAdminHooks } from '../../../src/http/routes/admin/index.ts';
 import { adminCall, createTestAdmin, goodPassword, loginToken, uniqueEmail } from '../../support/admin.ts';
 import { TEST_SECRETS, useRunningApp } from '../../support/app.ts';
+import { type PostStep, postThrough } from '../../support/posts.ts';
 
 const used = useRunningApp();
 const url = () => used.running.url;
@@ -176,25 +177,9 @@ const matrix: readonly {
   },
 ];
 
-/** A fresh post of the matrix channel, moved through `steps` by the owner: each call gets one in the state it needs. */
-async function postIn(steps: readonly ('schedule' | 'publish' | 'hide')[]): Promise<string> {
-  const owner = tokens.get('owner') ?? '';
-  const made = await adminCall(url(), owner, 'POST', `/admin/channels/${channelId}/posts`, {
-    text: 'For the matrix',
-  });
-  const id = (made.body as { id: string }).id;
-  for (const step of steps) {
-    const body =
-      step === 'schedule'
-        ? { publishAt: new Date(Date.now() + 3600_000).toISOString() }
-        : step === 'publish'
-          ? {}
-          : undefined;
-    const moved = await adminCall(url(), owner, 'POST', `/admin/posts/${id}/${step}`, body);
-    if (moved.status !== 200) throw new Error(`${step}: ${moved.status} ${JSON.stringify(moved.body)}`);
-  }
-  return id;
-}
+/** A fresh post of the matrix channel in the state a call needs, made by the owner. */
+const postIn = (steps: readonly PostStep[]) =>
+  postThrough(url(), tokens.get('owner') ?? '', channelId, steps);
 
 beforeAll(async () => {
   for (const role of roles) {

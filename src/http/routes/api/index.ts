@@ -6,6 +6,7 @@ import type { ObjectStorage } from '../../../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../../../projections/progress.ts';
 import { identify, requireUser } from '../../plugins/auth.ts';
 import { registerApiRateLimit } from '../../plugins/rate-limit.ts';
+import { channelRoutes } from './channel.ts';
 import { type ClientConfig, configRoutes } from './config.ts';
 import { devicesRoutes } from './devices.ts';
 import { devtoolsRoutes } from './devtools.ts';
@@ -22,6 +23,7 @@ export interface ApiOptions {
   readonly client: ClientConfig;
   readonly storage: ObjectStorage;
   readonly uploadCaps: UploadCaps;
+  readonly feedPollMs: number;
   readonly devtools: { readonly enabled: boolean; readonly resetAll: boolean };
 }
 
@@ -43,6 +45,13 @@ export const apiRoutes: FastifyPluginAsync<ApiOptions> = async (app, options) =>
   await app.register(configRoutes, { pool: options.pool, client: options.client });
   await app.register(notificationSettingsRoutes, { pool: options.pool });
   await app.register(filesRoutes, { pool: options.pool, storage: options.storage, caps: options.uploadCaps });
+  await app.register(channelRoutes, {
+    pool: options.pool,
+    store: options.store,
+    waiter: options.waiter,
+    storage: options.storage,
+    feedPollMs: options.feedPollMs,
+  });
   await app.register(devicesRoutes, { pool: options.pool, store: options.store, waiter: options.waiter });
   if (options.devtools.enabled) {
     await app.register(devtoolsRoutes, { pool: options.pool, resetAll: options.devtools.resetAll });

@@ -1,0 +1,199 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { react } from '../../../commands/reactions.ts';
+import type { DatabasePool } from '../../../db/pool.ts';
+import type { EventStore } from '../../../events/store/port.ts';
+import type { ObjectStorage } from '../../../integrations/storage/port.ts';
+import type { ProjectionWaiter } from '../../../projections/progress.ts';
+import { findChannel } from '../../../queries/channels.ts';
+import { feedPage, feedPost, postReactions, visibleAttachment } from '../../../queries/feed.ts';
+import { userCommandContext } from '../../command-context.ts';
+import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
+import { sendFile } from '../../file-replies.ts';
+import { userOf } from '../../plugins/auth.ts';
+import { replyToPoll } from '../../poll.ts';
+import { HttpProblem, problemSchema } from '../../problem.ts';
+
+export interface ChannelRouteOptions {
+  readonly pool: DatabasePool;
+  readonly store: EventStore;
+  readonly waiter: ProjectionWaiter;
+  readonly storage: ObjectStorage;
+  readonly feedPollMs: number;
+}
+
+const reactionsSchema = z
+  .object({ counts: z.record(z.string(), z.number().int()), mine: z.array(z.string()) })
+  .meta({ id: 'Reactions' });
+const postSchema = z
+  .object({
+    id: z.uuid(),
+    channelId: z.uuid(),
+    text: z.string(),
+    publishedAt: z.iso.datetime(),
+    editedAt: z.iso.datetime().nullable(),
+    attachments: z.array(
+      z.object({
+        id: z.uuid(),
+        kind: z.enum(['image', 'video', 'file']),
+        url: z.string(),
+        contentType: z.string(),
+        size: z.number().int(),
+        width: z.number().int().optional(),
+        height: z.number().int().optional(),
+        durationMs: z.number().int().optional(),
+      }),
+    ),
+    buttons: z.array(z.object({ id: z.uuid(), label: z.string(), url: z.string() })),
+    reactions: reactionsSchema,
+    viewCount: z.number().int(),
+    commentCount: z.number().int(),
+    commentsEnabled: z.boolean(),
+  })
+  .meta({ id: 'Post' });
+
+const channelParams = z.object({ id: z.uuid() });
+const postParams = channelParams.extend({ postId: z.uuid() });
+const reactionParams = postParams.extend({ emoji: z.string().min(1).max(32) });
+const feedQuery = z.object({
+  before: cursorParam(z.string().regex(/^[^|]+\|[0-9a-f-]{36}$/)).optional(),
+  limit: limitParam,
+});
+const pollHeaders = z.object({ 'if-none-match': z.string().max(200).optional() });
+const tags = ['channel'];
+const security = [{ sessionJwt: [] }];
+const errors = { 400: problemSchema, 401: problemSchema, 404: problemSchema, 429: problemSchema };
+const REACTION_PROJECTIONS = ['reactions'];
+
+export const channelRoutes: FastifyPluginAsyncZod<ChannelRouteOptions> = async (app, options) => {
+  const { pool, store, waiter, storage, feedPollMs } = options;
+
+  app.get(
+    '/channel/:id/posts',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Poll: a channel's published posts, newest first",
+        params: channelParams,
+        querystring: feedQuery,
+        headers: pollHeaders,
+        response: {
+          200: z
+            .object({ items: z.array(postSchema), nextCursor: z.string().nullable() })
+            .meta({ id: 'Feed' }),
+          304: z.null().describe('Not modified'),
+          ...errors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { before, limit } = request.query;
+      const [publishedAt = '', id = ''] = before?.split('|') ?? [];
+      const page = await feedPage(
+        pool,
+        request.params.id,
+        userOf(request),
+        limit,
+        before ? { publishedAt, id } : null,
+      );
+      const body = {
+        items: [...page.items],
+        nextCursor: page.before === null ? null : encodeCursor(page.before),
+      };
+      return replyToPoll(request, reply, body, feedPollMs);
+    },
+  );
+
+  app.get(
+    '/channel/:id/posts/:postId',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Poll: one published post',
+        params: postParams,
+        headers: pollHeaders,
+        response: { 200: postSchema, 304: z.null().describe('Not modified'), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const post = await feedPost(pool, request.params.id, request.params.postId, userOf(request));
+      if (!post) throw new HttpProblem(404, 'not_found', 'No such post.');
+      return replyToPoll(request, reply, post, feedPollMs);
+    },
+  );
+
+  for (const [method, type] of [
+    ['PUT', 'add'],
+    ['DELETE', 'remove'],
+  ] as const) {
+    app.route({
+      method,
+      url: '/channel/:id/posts/:postId/reactions/:emoji',
+      schema: {
+        tags,
+        security,
+        summary:
+          type === 'add'
+            ? "Adds the caller's reaction (one of the channel's); again changes nothing"
+            : "Removes the caller's reaction; again changes nothing",
+        params: reactionParams,
+        response: { 200: reactionsSchema, 403: problemSchema, ...errors },
+      },
+      handler: async (request) => {
+        const { id: channelId, postId, emoji } = request.params;
+        const userId = userOf(request);
+        const [channel, post] = await Promise.all([
+          findChannel(pool, channelId),
+          feedPost(pool, channelId, postId, userId),
+        ]);
+        const command = {
+          type,
+          channelId,
+          postId,
+          emoji,
+          at: new Date().toISOString(),
+          postVisible: post !== null,
+          allowedEmoji: channel?.allowedReactions ?? [],
+        };
+        const { position } = await react(store, userId, command, userCommandContext(request));
+        await waiter.waitFor(REACTION_PROJECTIONS, position);
+        return postReactions(pool, postId, userId);
+      },
+    });
+  }
+
+  app.get(
+    '/channel/:id/posts/:postId/attachments/:attachmentId',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "A published post's media (Range requests answer 206)",
+        params: postParams.extend({ attachmentId: z.uuid() }),
+        headers: z.object({ range: z.string().max(200).optional() }),
+        response: {
+          200: z.any().describe('The bytes'),
+          206: z.any().describe('The range'),
+          416: problemSchema,
+          ...errors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { id, postId, attachmentId } = request.params;
+      const found = await visibleAttachment(pool, id, postId, attachmentId);
+      if (!found) throw new HttpProblem(404, 'not_found', 'No such attachment.');
+      const ext = found.content_type.split('/')[1]?.split(';')[0] ?? 'bin';
+      const file = {
+        storageKey: found.storage_key,
+        contentType: found.content_type,
+        size: found.size,
+        name: `${attachmentId}.${ext}`,
+      };
+      // Published media is the same for every reader: a private cache may keep it.
+      return sendFile(reply, storage, file, request.headers.range, 'private, max-age=3600');
+    },
+  );
+};

@@ -1,0 +1,122 @@
+import { type CommonQueryMethods, sql } from 'slonik';
+import { z } from 'zod';
+import { isoInstant, postPartsColumns, postPartsRow } from './post-parts.ts';
+
+const iso = isoInstant;
+const row = z
+  .object({
+    id: z.string(),
+    channel_id: z.string(),
+    text: z.string(),
+    published_at: iso,
+    edited_at: iso.nullable(),
+    view_count: z.number(),
+    comment_count: z.number(),
+    comments_enabled: z.boolean(),
+    ...postPartsRow,
+    counts: z.record(z.string(), z.number()),
+    mine: z.array(z.string()),
+  })
+  .transform((r) => ({
+    id: r.id,
+    channelId: r.channel_id,
+    text: r.text,
+    publishedAt: r.published_at,
+    editedAt: r.edited_at,
+    // Links the client can load with its session; the bytes are served by the channel routes.
+    attachments: r.attachments.map(({ width, height, durationMs, ...a }) => ({
+      ...a,
+      url: `/api/channel/${r.channel_id}/posts/${r.id}/attachments/${a.id}`,
+      ...(width === null ? {} : { width }),
+      ...(height === null ? {} : { height }),
+      ...(durationMs === null ? {} : { durationMs }),
+    })),
+    buttons: r.buttons,
+    reactions: { counts: r.counts, mine: r.mine },
+    viewCount: r.view_count,
+    commentCount: r.comment_count,
+    commentsEnabled: r.comments_enabled,
+  }));
+export type FeedPost = z.infer<typeof row>;
+
+const select = (userId: string) => sql.fragment`
+  SELECT p.id, p.channel_id, p.text, p.published_at, p.edited_at, p.view_count, p.comment_count,
+    p.comments_enabled,
+    ${postPartsColumns},
+    COALESCE((SELECT json_object_agg(c.emoji, c.count ORDER BY c.emoji)
+      FROM post_reaction_counts c WHERE c.post_id = p.id AND c.count > 0), '{}') AS counts,
+    COALESCE((SELECT json_agg(r.emoji ORDER BY r.emoji)
+      FROM post_reactions r WHERE r.post_id = p.id AND r.user_id = ${userId}), '[]') AS mine
+  FROM channel_posts p`;
+
+export interface FeedPage {
+  readonly items: readonly FeedPost[];
+  /** `<publishedAt>|<id>` of the last item when there may be more. */
+  readonly before: string | null;
+}
+
+/** A channel's published posts, newest first, as one user sees them (their own reactions in `mine`). */
+export async function feedPage(
+  db: CommonQueryMethods,
+  channelId: string,
+  userId: string,
+  limit: number,
+  before: { readonly publishedAt: string; readonly id: string } | null,
+): Promise<FeedPage> {
+  const older =
+    before === null
+      ? sql.fragment`true`
+      : sql.fragment`(p.published_at, p.id) < (${before.publishedAt}::timestamptz, ${before.id}::uuid)`;
+  const rows = await db.any(sql.type(row)`
+    ${select(userId)}
+    WHERE p.channel_id = ${channelId} AND p.status = 'published' AND ${older}
+    ORDER BY p.published_at DESC, p.id DESC LIMIT ${limit + 1}`);
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return { items, before: rows.length > limit && last ? `${last.publishedAt}|${last.id}` : null };
+}
+
+/** One post as a client sees it; null unless it is published in that channel. */
+export async function feedPost(
+  db: CommonQueryMethods,
+  channelId: string,
+  postId: string,
+  userId: string,
+): Promise<FeedPost | null> {
+  return db.maybeOne(sql.type(row)`
+    ${select(userId)} WHERE p.id = ${postId} AND p.channel_id = ${channelId} AND p.status = 'published'`);
+}
+
+/** A visible post's reactions as one user sees them. */
+export async function postReactions(
+  db: CommonQueryMethods,
+  postId: string,
+  userId: string,
+): Promise<FeedPost['reactions']> {
+  const counts = await db.any(sql.type(z.object({ emoji: z.string(), count: z.number() }))`
+    SELECT emoji, count FROM post_reaction_counts WHERE post_id = ${postId} AND count > 0 ORDER BY emoji`);
+  const mine = await db.anyFirst(sql.type(z.object({ emoji: z.string() }))`
+    SELECT emoji FROM post_reactions WHERE post_id = ${postId} AND user_id = ${userId} ORDER BY emoji`);
+  return { counts: Object.fromEntries(counts.map((c) => [c.emoji, c.count])), mine: [...mine] };
+}
+
+/** The attachment of a visible post, with where its bytes are. */
+export async function visibleAttachment(
+  db: CommonQueryMethods,
+  channelId: string,
+  postId: string,
+  attachmentId: string,
+) {
+  return db.maybeOne(sql.type(
+    z.object({
+      storage_key: z.string(),
+      content_type: z.string(),
+      size: z.coerce.number(),
+      kind: z.string(),
+    }),
+  )`
+    SELECT a.storage_key, a.content_type, a.size, a.kind FROM post_attachments a
+    JOIN channel_posts p ON p.id = a.post_id
+    WHERE a.id = ${attachmentId} AND a.post_id = ${postId} AND p.channel_id = ${channelId}
+      AND p.status = 'published'`);
+}

@@ -1,0 +1,174 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { reactionsStream } from '../../src/events/reactions.ts';
+import { reactionsProjection } from '../../src/projections/reactions.ts';
+import { adminCall, createTestAdmin, loginToken } from '../support/admin.ts';
+import { bearer, TEST_SECRETS, useRunningApp } from '../support/app.ts';
+import { sessionToken } from '../support/jwt.ts';
+import { type PostStep, postThrough } from '../support/posts.ts';
+import { expectRebuildEqualsLive } from '../support/rebuild.ts';
+
+const used = useRunningApp({ env: { POLL_FEED_MS: '7000' } });
+const url = () => used.running.url;
+let admin = '';
+let channelId = '';
+const alice = bearer(sessionToken(TEST_SECRETS.JWT_SECRET, 'alice'));
+const bob = bearer(sessionToken(TEST_SECRETS.JWT_SECRET, 'bob'));
+
+beforeAll(async () => {
+  admin = await loginToken(url(), await createTestAdmin(used.db.pool, 'owner'));
+  const made = await adminCall(url(), admin, 'POST', '/admin/channels', {
+    title: 'Feed',
+    allowedReactions: ['👍', '🔥'],
+  });
+  channelId = (made.body as { id: string }).id;
+});
+
+/** A post of the channel, with a button, moved through `steps` by the admin. */
+const post = (text: string, steps: readonly PostStep[] = ['publish']) =>
+  postThrough(url(), admin, channelId, steps, {
+    text,
+    buttons: [{ label: 'Read more', url: 'https://example.com/more' }],
+  });
+
+interface FeedPost {
+  id: string;
+  text: string;
+  editedAt: string | null;
+  buttons: { label: string }[];
+  reactions: { counts: Record<string, number>; mine: string[] };
+}
+const feed = async (headers = alice, query = '') => {
+  const res = await fetch(`${url()}/api/channel/${channelId}/posts${query}`, { headers });
+  return {
+    res,
+    body:
+      res.status === 200 ? ((await res.json()) as { items: FeedPost[]; nextCursor: string | null }) : null,
+  };
+};
+const reactTo = (id: string, emoji: string, method: 'PUT' | 'DELETE', headers = alice) =>
+  fetch(`${url()}/api/channel/${channelId}/posts/${id}/reactions/${encodeURIComponent(emoji)}`, {
+    method,
+    headers,
+  });
+
+describe('the channel feed', () => {
+  it('shows only published posts, newest first, with buttons and reactions', async () => {
+    const hidden = await post('hidden', ['publish', 'hide']);
+    const draft = await post('draft', []);
+    const scheduled = await post('scheduled', ['schedule']);
+    const deleted = await post('deleted', ['publish', 'delete']);
+    const older = await post('older');
+    const newer = await post('newer');
+    const { body } = await feed();
+    const ids = body?.items.map((p) => p.id) ?? [];
+    expect(ids.slice(0, 2)).toEqual([newer, older]);
+    for (const invisible of [hidden, draft, scheduled, deleted]) expect(ids).not.toContain(invisible);
+    expect(body?.items[0]).toMatchObject({
+      text: 'newer',
+      buttons: [{ label: 'Read more' }],
+      reactions: { counts: {}, mine: [] },
+    });
+    for (const invisible of [hidden, draft, scheduled, deleted]) {
+      const res = await fetch(`${url()}/api/channel/${channelId}/posts/${invisible}`, { headers: alice });
+      expect(res.status).toBe(404);
+    }
+    // Unhidden, a post is back.
+    await adminCall(url(), admin, 'POST', `/admin/posts/${hidden}/unhide`);
+    expect((await feed()).body?.items.map((p) => p.id)).toContain(hidden);
+  });
+
+  it('answers 304 to an unchanged poll, and a new ETag after an edit or a reaction', async () => {
+    const id = await post('etag');
+    const first = await feed();
+    const etag = first.res.headers.get('etag') ?? '';
+    expect(etag).toMatch(/^W\/"/);
+    expect(first.res.headers.get('x-poll-interval')).toBe('7000');
+    const same = await feed({ ...alice, 'if-none-match': etag });
+    expect(same.res.status).toBe(304);
+    expect(await same.res.text()).toBe('');
+
+    await adminCall(url(), admin, 'PATCH', `/admin/posts/${id}`, { text: 'etag, edited' });
+    const edited = await feed({ ...alice, 'if-none-match': etag });
+    expect(edited.res.status).toBe(200);
+    expect(edited.body?.items.find((p) => p.id === id)?.editedAt).not.toBeNull();
+    const afterEdit = edited.res.headers.get('etag') ?? '';
+    expect(afterEdit).not.toBe(etag);
+
+    expect((await reactTo(id, '🔥', 'PUT', bob)).status).toBe(200);
+    const counted = await feed({ ...alice, 'if-none-match': afterEdit });
+    expect(counted.res.status).toBe(200);
+    expect(counted.body?.items.find((p) => p.id === id)?.reactions).toEqual({
+      counts: { '🔥': 1 },
+      mine: [],
+    });
+
+    const single = await fetch(`${url()}/api/channel/${channelId}/posts/${id}`, { headers: alice });
+    const tag = single.headers.get('etag') ?? '';
+    expect(
+      (
+        await fetch(`${url()}/api/channel/${channelId}/posts/${id}`, {
+          headers: { ...alice, 'if-none-match': tag },
+        })
+      ).status,
+    ).toBe(304);
+  });
+
+  it('pages with an opaque before-cursor', async () => {
+    for (let i = 0; i < 3; i++) await post(`page ${i}`);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const { body } = await feed(alice, `?limit=2${cursor ? `&before=${cursor}` : ''}`);
+      seen.push(...(body?.items.map((p) => p.id) ?? []));
+      cursor = body?.nextCursor ?? null;
+    } while (cursor !== null);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.length).toBe((await feed(alice, '?limit=100')).body?.items.length);
+  });
+});
+
+describe('reactions', () => {
+  it('are one per (user, emoji): PUT and DELETE are idempotent, counts and mine follow', async () => {
+    const id = await post('react');
+    const body = async (res: Response) =>
+      (await res.json()) as { counts: Record<string, number>; mine: string[] };
+    expect(await body(await reactTo(id, '👍', 'PUT'))).toEqual({ counts: { '👍': 1 }, mine: ['👍'] });
+    expect(await body(await reactTo(id, '👍', 'PUT'))).toEqual({ counts: { '👍': 1 }, mine: ['👍'] });
+    expect(await body(await reactTo(id, '🔥', 'PUT'))).toEqual({
+      counts: { '👍': 1, '🔥': 1 },
+      mine: ['👍', '🔥'],
+    });
+    expect(await body(await reactTo(id, '👍', 'PUT', bob))).toEqual({
+      counts: { '👍': 2, '🔥': 1 },
+      mine: ['👍'],
+    });
+    expect(await body(await reactTo(id, '👍', 'DELETE'))).toEqual({
+      counts: { '👍': 1, '🔥': 1 },
+      mine: ['🔥'],
+    });
+    expect(await body(await reactTo(id, '👍', 'DELETE'))).toEqual({
+      counts: { '👍': 1, '🔥': 1 },
+      mine: ['🔥'],
+    });
+    const events = await used.running.eventSourcing.store.readStream(reactionsStream('alice'));
+    expect(events.filter((e) => (e.data as { postId: string }).postId === id).map((e) => e.type)).toEqual([
+      'reactionAdded',
+      'reactionAdded',
+      'reactionRemoved',
+    ]);
+  });
+
+  it("refuses an emoji outside the channel's set (403) and a post clients cannot see (404)", async () => {
+    const id = await post('strict');
+    const refused = await reactTo(id, '😂', 'PUT');
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ code: 'reaction_not_allowed' });
+    const draft = await post('not yet', []);
+    expect((await reactTo(draft, '👍', 'PUT')).status).toBe(404);
+  });
+
+  it('rebuild from the events alone, equal to the live tables', async () => {
+    const [rows] = await expectRebuildEqualsLive(used, reactionsProjection);
+    expect(rows?.length).toBeGreaterThan(2);
+  });
+});
