@@ -1,5 +1,5 @@
 import type { DomainEvent, EventCodec } from '../events/codec.ts';
-import type { Actor, EventToAppend, Position } from '../events/envelope.ts';
+import type { Actor, EventMetadata, EventToAppend, Position } from '../events/envelope.ts';
 import { eventId } from '../events/ids.ts';
 import { type EventStore, type ExpectedRevision, WrongExpectedRevisionError } from '../events/store/port.ts';
 import { ConcurrencyExhaustedError } from './errors.ts';
@@ -40,6 +40,21 @@ export interface HandleOptions<Command, State, Event extends DomainEvent> {
   readonly maxAttempts?: number;
 }
 
+/** The metadata every event of a command carries: who, under which ids, when, in which schema version. */
+export function eventMetadata(
+  context: CommandContext,
+  occurredAt: string,
+  schemaVersion: number,
+): EventMetadata {
+  return {
+    actor: context.actor,
+    correlationId: context.correlationId,
+    causationId: context.causationId ?? null,
+    occurredAt,
+    schemaVersion,
+  };
+}
+
 export function fold<State, Event extends DomainEvent>(
   decider: Pick<Decider<unknown, State, Event>, 'initialState' | 'evolve'>,
   events: readonly Event[],
@@ -72,13 +87,7 @@ export async function handleCommand<Command, State, Event extends DomainEvent>(
       id: eventId(context.commandId, stream, index),
       type: event.type,
       data: event.data,
-      metadata: {
-        actor: context.actor,
-        correlationId: context.correlationId,
-        causationId: context.causationId ?? null,
-        occurredAt,
-        schemaVersion: codec.schemaVersion(event.type),
-      },
+      metadata: eventMetadata(context, occurredAt, codec.schemaVersion(event.type)),
     }));
     try {
       const result = await store.append(stream, toAppend, expected);

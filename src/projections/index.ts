@@ -1,5 +1,6 @@
 import { channelsProjection } from './channels.ts';
 import { devicesProjection } from './devices.ts';
+import { clicksProjection, readsProjection } from './interactions.ts';
 import { postsProjection } from './posts.ts';
 import { reactionsProjection } from './reactions.ts';
 import type { Projection } from './projection.ts';
@@ -10,6 +11,8 @@ export const allProjections: readonly Projection[] = [
   channelsProjection,
   postsProjection,
   reactionsProjection,
+  clicksProjection,
+  readsProjection,
 ];
 
 export function projectionNamed(name: string): Projection | undefined {

@@ -7,9 +7,11 @@ import {
   postEventSchema,
   postOfStream,
 } from '../events/posts.ts';
+import { postsViewed, userOfReaderStream, VIEWS_CATEGORY } from '../events/interactions.ts';
 import type { Projection, Tables } from './projection.ts';
 
-type PostTables = Tables<'channel_posts' | 'post_buttons' | 'post_attachments'>;
+type PostTable = 'channel_posts' | 'post_buttons' | 'post_attachments' | 'post_views';
+type PostTables = Tables<PostTable>;
 
 async function replaceButtons(
   db: CommonQueryMethods,
@@ -49,6 +51,35 @@ async function addAttachment(
       (SELECT COALESCE(max(position), -1) + 1 FROM ${table} WHERE post_id = ${postId}),
       ${a.kind}, ${a.storageKey}, ${a.contentType}, ${a.size}, ${a.width ?? null}, ${a.height ?? null},
       ${a.durationMs ?? null})`);
+}
+
+/** One view per (user, post): new pairs are stored and counted on the post row in the same statement. */
+async function countViews(
+  db: CommonQueryMethods,
+  tables: PostTables,
+  views: readonly { postId: string; userId: string; at: string }[],
+): Promise<void> {
+  if (views.length === 0) return;
+  await db.query(sql.unsafe`
+    WITH fresh AS (
+      INSERT INTO ${tables.post_views} (post_id, user_id, viewed_at)
+      SELECT DISTINCT ON (p, u) p::uuid, u, a::timestamptz
+      FROM unnest(${sql.array(
+        views.map((v) => v.postId),
+        'text',
+      )}, ${sql.array(
+        views.map((v) => v.userId),
+        'text',
+      )}, ${sql.array(
+        views.map((v) => v.at),
+        'text',
+      )}) AS x (p, u, a)
+      ORDER BY p, u, a
+      ON CONFLICT DO NOTHING
+      RETURNING post_id
+    ), counted AS (SELECT post_id, count(*)::int AS n FROM fresh GROUP BY post_id)
+    UPDATE ${tables.channel_posts} c SET view_count = c.view_count + counted.n
+    FROM counted WHERE c.id = counted.post_id`);
 }
 
 /** A change to the post row: its columns (raw SQL fragments), plus the bump every change makes. */
@@ -143,13 +174,21 @@ async function applyOne(db: CommonQueryMethods, recorded: RecordedEvent, tables:
  * the feed's ETag uses), `post_buttons` and `post_attachments`. Post events come from admins, a few at a
  * time, so each is applied on its own.
  */
-export const postsProjection: Projection<'channel_posts' | 'post_buttons' | 'post_attachments'> = {
+export const postsProjection: Projection<PostTable> = {
   name: 'posts',
   version: 1,
-  categories: [POSTS_CATEGORY],
-  tables: ['channel_posts', 'post_buttons', 'post_attachments'],
+  categories: [POSTS_CATEGORY, VIEWS_CATEGORY],
+  tables: ['channel_posts', 'post_buttons', 'post_attachments', 'post_views'],
 
-  async createTables(db, { channel_posts: posts, post_buttons: buttons, post_attachments: attachments }) {
+  async createTables(db, tables) {
+    const { channel_posts: posts, post_buttons: buttons, post_attachments: attachments } = tables;
+    await db.query(sql.unsafe`
+      CREATE TABLE ${tables.post_views} (
+        post_id uuid NOT NULL,
+        user_id text NOT NULL,
+        viewed_at timestamptz NOT NULL,
+        PRIMARY KEY (post_id, user_id)
+      )`);
     await db.query(sql.unsafe`
       CREATE TABLE ${posts} (
         id uuid PRIMARY KEY,
@@ -197,7 +236,19 @@ export const postsProjection: Projection<'channel_posts' | 'post_buttons' | 'pos
       )`);
   },
 
+  // Post events one by one (they are few); the batch's views together at the end, in two statements
+  // (views only name posts that were visible, so they come after their post in the log anyway).
   async apply(db, events, tables) {
-    for (const recorded of events) await applyOne(db, recorded, tables);
+    const views: { postId: string; userId: string; at: string }[] = [];
+    for (const recorded of events) {
+      if (recorded.type !== 'postsViewed') {
+        await applyOne(db, recorded, tables);
+        continue;
+      }
+      const { postIds, at } = postsViewed.shape.data.parse(recorded.data);
+      const userId = userOfReaderStream(recorded);
+      for (const postId of postIds) views.push({ postId, userId, at });
+    }
+    await countViews(db, tables, views);
   },
 };

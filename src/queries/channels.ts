@@ -44,3 +44,43 @@ export async function listChannels(db: CommonQueryMethods): Promise<readonly Cha
 export async function findChannel(db: CommonQueryMethods, id: string): Promise<ChannelView | null> {
   return db.maybeOne(sql.type(row)`SELECT ${columns} FROM channels WHERE id = ${id}`);
 }
+
+export interface ClientChannel {
+  readonly id: string;
+  readonly title: string;
+  readonly description?: string;
+  readonly avatarUrl?: string;
+  /** Published posts newer than the user's read marker (all of them before the first read). */
+  readonly unread: number;
+}
+
+/** Every channel as one user sees it, with their unread count. */
+export async function channelsForUser(
+  db: CommonQueryMethods,
+  userId: string,
+): Promise<readonly ClientChannel[]> {
+  const rows = await db.any(sql.type(
+    z.object({
+      id: z.string(),
+      title: z.string(),
+      description: z.string(),
+      avatar_url: z.string().nullable(),
+      unread: z.number(),
+    }),
+  )`
+    SELECT c.id, c.title, c.description, c.avatar_url,
+      (SELECT count(*)::int FROM channel_posts p
+        WHERE p.channel_id = c.id AND p.status = 'published'
+          AND (r.user_id IS NULL OR (p.published_at, p.id) > (r.last_read_published_at, r.last_read_post_id))
+      ) AS unread
+    FROM channels c
+    LEFT JOIN channel_reads r ON r.channel_id = c.id AND r.user_id = ${userId}
+    ORDER BY c.created_at, c.id`);
+  return rows.map((r) => ({
+    id: r.id,
+    title: r.title,
+    ...(r.description === '' ? {} : { description: r.description }),
+    ...(r.avatar_url === null ? {} : { avatarUrl: r.avatar_url }),
+    unread: r.unread,
+  }));
+}

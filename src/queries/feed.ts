@@ -120,3 +120,27 @@ export async function visibleAttachment(
     WHERE a.id = ${attachmentId} AND a.post_id = ${postId} AND p.channel_id = ${channelId}
       AND p.status = 'published'`);
 }
+
+/** A visible post's button, for a click; null unless the post is published in that channel. */
+export async function visibleButton(
+  db: CommonQueryMethods,
+  channelId: string,
+  postId: string,
+  buttonId: string,
+): Promise<{ readonly url: string } | null> {
+  return db.maybeOne(sql.type(z.object({ url: z.string() }))`
+    SELECT b.url FROM post_buttons b JOIN channel_posts p ON p.id = b.post_id
+    WHERE b.id = ${buttonId} AND b.post_id = ${postId} AND p.channel_id = ${channelId} AND p.status = 'published'`);
+}
+
+/** When a visible post was published: where a read marker on it stands. */
+export async function publishedAtOf(
+  db: CommonQueryMethods,
+  channelId: string,
+  postId: string,
+): Promise<string | null> {
+  const found = await db.maybeOneFirst(sql.type(z.object({ published_at: isoInstant }))`
+    SELECT published_at FROM channel_posts
+    WHERE id = ${postId} AND channel_id = ${channelId} AND status = 'published'`);
+  return found ?? null;
+}

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { reactionsStream } from '../../src/events/reactions.ts';
+import { clicksProjection, readsProjection } from '../../src/projections/interactions.ts';
+import { postsProjection } from '../../src/projections/posts.ts';
 import { reactionsProjection } from '../../src/projections/reactions.ts';
 import { adminCall, createTestAdmin, loginToken } from '../support/admin.ts';
 import { bearer, TEST_SECRETS, useRunningApp } from '../support/app.ts';
@@ -170,5 +172,90 @@ describe('reactions', () => {
   it('rebuild from the events alone, equal to the live tables', async () => {
     const [rows] = await expectRebuildEqualsLive(used, reactionsProjection);
     expect(rows?.length).toBeGreaterThan(2);
+  });
+});
+
+describe('views, clicks and read markers', () => {
+  const viewCount = async (id: string) =>
+    (
+      (await fetch(`${url()}/api/channel/${channelId}/posts/${id}`, { headers: alice }).then((r) =>
+        r.json(),
+      )) as {
+        viewCount: number;
+      }
+    ).viewCount;
+  const until = async (check: () => Promise<boolean>) => {
+    for (let i = 0; i < 50 && !(await check()); i++) await new Promise((r) => setTimeout(r, 100));
+  };
+  const view = (postIds: string[], headers: Record<string, string> = alice) =>
+    fetch(`${url()}/api/channel/${channelId}/views`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ postIds }),
+    });
+
+  it('count one view per (user, post), however often it is sent', async () => {
+    const a = await post('viewed a');
+    const b = await post('viewed b');
+    expect((await view([a, a, b])).status).toBe(204);
+    expect((await view([a])).status).toBe(204);
+    expect((await view([a], bob)).status).toBe(204);
+    await until(async () => (await viewCount(a)) === 2 && (await viewCount(b)) === 1);
+    expect([await viewCount(a), await viewCount(b)]).toEqual([2, 1]);
+    expect((await view([])).status).toBe(400);
+    expect((await view(Array.from({ length: 101 }, () => a))).status).toBe(400);
+  });
+
+  it('record a click on a visible button and answer its URL', async () => {
+    const id = await post('clicky');
+    const { buttons } = (await fetch(`${url()}/api/channel/${channelId}/posts/${id}`, {
+      headers: alice,
+    }).then((r) => r.json())) as { buttons: { id: string; url: string }[] };
+    const buttonId = buttons[0]?.id ?? '';
+    const click = (button: string, postId = id) =>
+      fetch(`${url()}/api/channel/${channelId}/posts/${postId}/buttons/${button}/click`, {
+        method: 'POST',
+        headers: alice,
+      });
+    const res = await click(buttonId);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ url: 'https://example.com/more' });
+    expect((await click('00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    const draft = await post('draft click', []);
+    expect((await click(buttonId, draft)).status).toBe(404);
+  });
+
+  it('count unread posts per channel from the read marker, which never moves back', async () => {
+    const unread = async (headers = bob) =>
+      (
+        (await fetch(`${url()}/api/channels`, { headers }).then((r) => r.json())) as {
+          items: { id: string; unread: number }[];
+        }
+      ).items.find((c) => c.id === channelId)?.unread;
+    const read = (lastReadPostId: string) =>
+      fetch(`${url()}/api/channel/${channelId}/read`, {
+        method: 'POST',
+        headers: { ...bob, 'content-type': 'application/json' },
+        body: JSON.stringify({ lastReadPostId }),
+      });
+    const all = (await feed(bob, '?limit=100')).body?.items ?? [];
+    expect(await unread()).toBe(all.length);
+    const newest = all[0]?.id ?? '';
+    const oldest = all.at(-1)?.id ?? '';
+    expect((await read(newest)).status).toBe(204);
+    expect(await unread()).toBe(0);
+    expect((await read(oldest)).status).toBe(204);
+    expect(await unread()).toBe(0);
+    await post('fresh');
+    expect(await unread()).toBe(1);
+    expect(await unread(alice)).toBe(all.length + 1);
+    expect((await read('00000000-0000-4000-8000-000000000000')).status).toBe(404);
+  });
+
+  it('rebuild from the events alone: posts (with views), clicks and read markers', async () => {
+    for (const projection of [postsProjection, clicksProjection, readsProjection]) {
+      const [rows] = await expectRebuildEqualsLive(used, projection);
+      expect(rows?.length, projection.name).toBeGreaterThan(0);
+    }
   });
 });

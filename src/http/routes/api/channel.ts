@@ -1,12 +1,21 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { recordClick, recordRead, recordViews } from '../../../commands/interactions.ts';
 import { react } from '../../../commands/reactions.ts';
+import { MAX_VIEWS_PER_EVENT } from '../../../events/interactions.ts';
 import type { DatabasePool } from '../../../db/pool.ts';
 import type { EventStore } from '../../../events/store/port.ts';
 import type { ObjectStorage } from '../../../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../../../projections/progress.ts';
-import { findChannel } from '../../../queries/channels.ts';
-import { feedPage, feedPost, postReactions, visibleAttachment } from '../../../queries/feed.ts';
+import { channelsForUser, findChannel } from '../../../queries/channels.ts';
+import {
+  feedPage,
+  feedPost,
+  postReactions,
+  publishedAtOf,
+  visibleAttachment,
+  visibleButton,
+} from '../../../queries/feed.ts';
 import { userCommandContext } from '../../command-context.ts';
 import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
 import { sendFile } from '../../file-replies.ts';
@@ -64,6 +73,8 @@ const tags = ['channel'];
 const security = [{ sessionJwt: [] }];
 const errors = { 400: problemSchema, 401: problemSchema, 404: problemSchema, 429: problemSchema };
 const REACTION_PROJECTIONS = ['reactions'];
+const READ_PROJECTIONS = ['reads'];
+const idempotencyKey = z.object({ 'idempotency-key': z.string().optional() });
 
 export const channelRoutes: FastifyPluginAsyncZod<ChannelRouteOptions> = async (app, options) => {
   const { pool, store, waiter, storage, feedPollMs } = options;
@@ -163,6 +174,106 @@ export const channelRoutes: FastifyPluginAsyncZod<ChannelRouteOptions> = async (
       },
     });
   }
+
+  app.get(
+    '/channels',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Every channel, with how many of its posts the caller has not read',
+        response: {
+          200: z
+            .object({
+              items: z.array(
+                z.object({
+                  id: z.uuid(),
+                  title: z.string(),
+                  description: z.string().optional(),
+                  avatarUrl: z.string().optional(),
+                  unread: z.number().int(),
+                }),
+              ),
+            })
+            .meta({ id: 'ChannelSummaries' }),
+          401: problemSchema,
+          429: problemSchema,
+        },
+      },
+    },
+    async (request) => ({ items: [...(await channelsForUser(pool, userOf(request)))] }),
+  );
+
+  app.post(
+    '/channel/:id/views',
+    {
+      config: { idempotent: true },
+      schema: {
+        tags,
+        security,
+        summary: 'Records that the caller saw these posts; one view per (user, post) is counted',
+        params: channelParams,
+        headers: idempotencyKey,
+        body: z
+          .strictObject({ postIds: z.array(z.uuid()).min(1).max(MAX_VIEWS_PER_EVENT) })
+          .meta({ id: 'PostViews' }),
+        response: { 204: z.null().describe('Recorded'), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const postIds = [...new Set(request.body.postIds)];
+      const data = { channelId: request.params.id, postIds, at: new Date().toISOString() };
+      await recordViews(store, userOf(request), data, userCommandContext(request));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/channel/:id/posts/:postId/buttons/:buttonId/click',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Records a click on a post's button and answers where it leads",
+        params: postParams.extend({ buttonId: z.uuid() }),
+        response: { 200: z.object({ url: z.string() }).meta({ id: 'ButtonTarget' }), ...errors },
+      },
+    },
+    async (request) => {
+      const { id: channelId, postId, buttonId } = request.params;
+      const button = await visibleButton(pool, channelId, postId, buttonId);
+      if (!button) throw new HttpProblem(404, 'not_found', 'No such button.');
+      const data = { channelId, postId, buttonId, at: new Date().toISOString() };
+      await recordClick(store, userOf(request), data, userCommandContext(request));
+      return { url: button.url };
+    },
+  );
+
+  app.post(
+    '/channel/:id/read',
+    {
+      config: { idempotent: true },
+      schema: {
+        tags,
+        security,
+        summary: "Moves the caller's read marker in a channel (never backwards)",
+        params: channelParams,
+        headers: idempotencyKey,
+        body: z.strictObject({ lastReadPostId: z.uuid() }).meta({ id: 'ChannelReadMarker' }),
+        response: { 204: z.null().describe('Moved'), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const channelId = request.params.id;
+      const { lastReadPostId } = request.body;
+      const lastReadPublishedAt = await publishedAtOf(pool, channelId, lastReadPostId);
+      if (lastReadPublishedAt === null) throw new HttpProblem(404, 'not_found', 'No such post.');
+      const data = { channelId, lastReadPostId, lastReadPublishedAt, at: new Date().toISOString() };
+      const position = await recordRead(store, userOf(request), data, userCommandContext(request));
+      await waiter.waitFor(READ_PROJECTIONS, position);
+      return reply.code(204).send(null);
+    },
+  );
 
   app.get(
     '/channel/:id/posts/:postId/attachments/:attachmentId',

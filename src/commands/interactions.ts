@@ -1,0 +1,61 @@
+import { type CommandContext, eventMetadata } from './handler.ts';
+import type { Position } from '../events/envelope.ts';
+import { eventId } from '../events/ids.ts';
+import {
+  type ButtonClicked,
+  type ChannelRead,
+  clicksStream,
+  type PostsViewed,
+  readsStream,
+  viewsStream,
+} from '../events/interactions.ts';
+import type { EventStore } from '../events/store/port.ts';
+
+type ReaderEvent = PostsViewed | ButtonClicked | ChannelRead;
+
+/**
+ * Appends one reader event without a revision check: views, clicks and read markers need no decision
+ * (the projections settle duplicates and keep markers moving forward). The event id still comes from
+ * the command id, so a retried request with an Idempotency-Key appends nothing new.
+ */
+async function appendReaderEvent(
+  store: EventStore,
+  stream: string,
+  event: ReaderEvent,
+  context: CommandContext,
+): Promise<Position> {
+  const result = await store.append(
+    stream,
+    [
+      {
+        id: eventId(context.commandId, stream, 0),
+        type: event.type,
+        data: event.data,
+        metadata: eventMetadata(context, event.data.at, 1),
+      },
+    ],
+    'any',
+  );
+  return result.position;
+}
+
+export const recordViews = (
+  store: EventStore,
+  userId: string,
+  data: PostsViewed['data'],
+  context: CommandContext,
+) => appendReaderEvent(store, viewsStream(userId), { type: 'postsViewed', data }, context);
+
+export const recordClick = (
+  store: EventStore,
+  userId: string,
+  data: ButtonClicked['data'],
+  context: CommandContext,
+) => appendReaderEvent(store, clicksStream(userId), { type: 'buttonClicked', data }, context);
+
+export const recordRead = (
+  store: EventStore,
+  userId: string,
+  data: ChannelRead['data'],
+  context: CommandContext,
+) => appendReaderEvent(store, readsStream(userId), { type: 'channelRead', data }, context);

@@ -1,0 +1,94 @@
+import { sql } from 'slonik';
+import {
+  buttonClicked,
+  CLICKS_CATEGORY,
+  channelRead,
+  READS_CATEGORY,
+  userOfReaderStream,
+} from '../events/interactions.ts';
+import type { Projection } from './projection.ts';
+
+/** `post_button_clicks`: one row per click (the event's id keeps it unique), for the posts' stats. */
+export const clicksProjection: Projection<'post_button_clicks'> = {
+  name: 'clicks',
+  version: 1,
+  categories: [CLICKS_CATEGORY],
+  tables: ['post_button_clicks'],
+
+  async createTables(db, { post_button_clicks: clicks }) {
+    await db.query(sql.unsafe`
+      CREATE TABLE ${clicks} (
+        event_id uuid PRIMARY KEY,
+        post_id uuid NOT NULL,
+        button_id uuid NOT NULL,
+        user_id text NOT NULL,
+        clicked_at timestamptz NOT NULL
+      )`);
+    await db.query(sql.unsafe`CREATE INDEX ON ${clicks} (post_id, button_id)`);
+  },
+
+  async apply(db, events, { post_button_clicks: clicks }) {
+    if (events.length === 0) return;
+    const rows = events.map((recorded) => ({
+      id: recorded.id,
+      user: userOfReaderStream(recorded),
+      ...buttonClicked.shape.data.parse(recorded.data),
+    }));
+    await db.query(sql.unsafe`
+      INSERT INTO ${clicks} (event_id, post_id, button_id, user_id, clicked_at)
+      SELECT e::uuid, p::uuid, b::uuid, u, a::timestamptz
+      FROM unnest(${sql.array(
+        rows.map((r) => r.id),
+        'text',
+      )}, ${sql.array(
+        rows.map((r) => r.postId),
+        'text',
+      )},
+        ${sql.array(
+          rows.map((r) => r.buttonId),
+          'text',
+        )}, ${sql.array(
+          rows.map((r) => r.user),
+          'text',
+        )},
+        ${sql.array(
+          rows.map((r) => r.at),
+          'text',
+        )}) AS x (e, p, b, u, a)`);
+  },
+};
+
+/** `channel_reads`: each user's read marker per channel, which only ever moves forward. */
+export const readsProjection: Projection<'channel_reads'> = {
+  name: 'reads',
+  version: 1,
+  categories: [READS_CATEGORY],
+  tables: ['channel_reads'],
+
+  async createTables(db, { channel_reads: reads }) {
+    await db.query(sql.unsafe`
+      CREATE TABLE ${reads} (
+        user_id text NOT NULL,
+        channel_id uuid NOT NULL,
+        last_read_post_id uuid NOT NULL,
+        last_read_published_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        PRIMARY KEY (user_id, channel_id)
+      )`);
+  },
+
+  async apply(db, events, { channel_reads: reads }) {
+    for (const recorded of events) {
+      const data = channelRead.shape.data.parse(recorded.data);
+      await db.query(sql.unsafe`
+        INSERT INTO ${reads} AS r (user_id, channel_id, last_read_post_id, last_read_published_at, updated_at)
+        VALUES (${userOfReaderStream(recorded)}, ${data.channelId}, ${data.lastReadPostId},
+          ${data.lastReadPublishedAt}, ${data.at})
+        ON CONFLICT (user_id, channel_id) DO UPDATE
+        SET last_read_post_id = EXCLUDED.last_read_post_id,
+          last_read_published_at = EXCLUDED.last_read_published_at, updated_at = EXCLUDED.updated_at
+        WHERE (EXCLUDED.last_read_published_at, EXCLUDED.last_read_post_id)
+          > (r.last_read_published_at, r.last_read_post_id)`);
+    }
+  },
+};
