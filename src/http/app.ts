@@ -121,6 +121,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     redis: deps.redis,
     store: deps.store,
     waiter: deps.waiter,
+    storage: deps.storage,
+    uploadCaps,
     sessionSecret: config.ADMIN_SESSION_SECRET,
     sessionTtlMinutes: config.ADMIN_SESSION_TTL_MINUTES,
     login: {

@@ -64,13 +64,15 @@ export async function adminCall(
   path: string,
   body?: unknown,
 ): Promise<{ status: number; body: unknown; headers: Headers }> {
+  // A FormData body goes as multipart (fetch sets its content type); anything else as JSON.
+  const form = body instanceof FormData;
   const res = await fetch(url + path, {
     method,
     headers: {
       ...(token === null ? {} : { authorization: `Bearer ${token}` }),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(body === undefined || form ? {} : { 'content-type': 'application/json' }),
     },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    ...(body === undefined ? {} : { body: form ? body : JSON.stringify(body) }),
   });
   const text = await res.text();
   return {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminSessions } from '../../../src/auth/admin-sessions.ts';
@@ -171,11 +172,43 @@ const matrix: readonly {
     call: async () => ({ method: 'DELETE', path: `/admin/posts/${await postIn([])}` }),
   },
   {
+    route: 'POST /admin/posts/{postId}/attachments',
+    allowed: ['owner', 'author'],
+    call: async () => ({
+      method: 'POST',
+      path: `/admin/posts/${await postIn([])}/attachments`,
+      body: pngForm(),
+    }),
+  },
+  {
+    route: 'DELETE /admin/posts/{postId}/attachments/{attachmentId}',
+    allowed: ['owner', 'author'],
+    call: async () => {
+      const postId = await postIn([]);
+      const attached = await adminCall(
+        url(),
+        tokens.get('owner') ?? '',
+        'POST',
+        `/admin/posts/${postId}/attachments`,
+        pngForm(),
+      );
+      const attachmentId = (attached.body as { attachments: { id: string }[] }).attachments[0]?.id ?? '';
+      return { method: 'DELETE', path: `/admin/posts/${postId}/attachments/${attachmentId}` };
+    },
+  },
+  {
     route: 'POST /admin/auth/logout-all',
     allowed: ALL,
     call: () => ({ method: 'POST', path: '/admin/auth/logout-all' }),
   },
 ];
+
+const PNG = readFileSync(new URL('../../fixtures/files/python.png', import.meta.url));
+const pngForm = () => {
+  const form = new FormData();
+  form.append('file', new Blob([PNG]), 'picture.png');
+  return form;
+};
 
 /** A fresh post of the matrix channel in the state a call needs, made by the owner. */
 const postIn = (steps: readonly PostStep[]) =>

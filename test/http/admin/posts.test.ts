@@ -1,12 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { imageSize } from 'image-size';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postStream } from '../../../src/events/posts.ts';
 import { postsProjection } from '../../../src/projections/posts.ts';
 import { adminCall, createTestAdmin, loginToken } from '../../support/admin.ts';
-import { useRunningApp } from '../../support/app.ts';
+import { bearer, TEST_SECRETS, useRunningApp } from '../../support/app.ts';
+import { sessionToken } from '../../support/jwt.ts';
+import { localTestStorage, type TestStorage } from '../../support/storage.ts';
 import { expectRebuildEqualsLive } from '../../support/rebuild.ts';
 
-const used = useRunningApp();
+let storage: TestStorage;
+// Its own storage, created before the app, so the test can list what was kept.
+beforeAll(async () => {
+  storage = await localTestStorage();
+});
+afterAll(async () => {
+  await storage.cleanup();
+});
+const used = useRunningApp({
+  get storage() {
+    return storage.storage;
+  },
+});
 const url = () => used.running.url;
 let token = '';
 let channelId = '';
@@ -141,5 +157,70 @@ describe('admin posts', () => {
   it('rebuilds every post table from the events alone, equal to the live ones', async () => {
     const [posts] = await expectRebuildEqualsLive(used, postsProjection);
     expect(posts?.length).toBeGreaterThan(5);
+  });
+});
+
+describe('post media', () => {
+  const fixture = (name: string) => readFile(new URL(`../../fixtures/files/${name}`, import.meta.url));
+  const form = (bytes: Uint8Array, name: string) => {
+    const body = new FormData();
+    body.append('file', new Blob([bytes]), name);
+    return body;
+  };
+  interface WithMedia {
+    attachments: {
+      id: string;
+      kind: string;
+      contentType: string;
+      size: number;
+      width: number | null;
+      height: number | null;
+    }[];
+  }
+
+  it('takes an image through the upload checks, with its size, and serves it to clients once published', async () => {
+    const png = await fixture('python.png');
+    const post = await draft({ text: 'With a picture' });
+    const attached = await call('POST', `/admin/posts/${post.id}/attachments`, form(png, 'whatever.bin'));
+    expect(attached.status, JSON.stringify(attached.body)).toBe(200);
+    const [media] = (attached.body as WithMedia).attachments;
+    expect(media).toMatchObject({ kind: 'image', contentType: 'image/png', size: png.length });
+    const dims = imageSize(png);
+    expect([media?.width, media?.height]).toEqual([dims.width, dims.height]);
+
+    const client = bearer(sessionToken(TEST_SECRETS.JWT_SECRET, 'reader'));
+    const mediaUrl = `${url()}/api/channel/${channelId}/posts/${post.id}/attachments/${media?.id ?? ''}`;
+    expect((await fetch(mediaUrl, { headers: client })).status).toBe(404); // not published yet
+    await call('POST', `/admin/posts/${post.id}/publish`, {});
+    const feedPost = (await fetch(`${url()}/api/channel/${channelId}/posts/${post.id}`, {
+      headers: client,
+    }).then((r) => r.json())) as { attachments: { url: string; width?: number }[] };
+    expect(feedPost.attachments[0]).toMatchObject({ url: mediaUrl.replace(url(), ''), width: dims.width });
+    const bytes = await fetch(mediaUrl, { headers: client });
+    expect(bytes.status).toBe(200);
+    expect(bytes.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await bytes.arrayBuffer()).equals(png)).toBe(true);
+
+    const removed = await call('DELETE', `/admin/posts/${post.id}/attachments/${media?.id ?? ''}`);
+    expect((removed.body as WithMedia & { editedAt: string | null }).attachments).toEqual([]);
+    expect((await fetch(mediaUrl, { headers: client })).status).toBe(404);
+  });
+
+  it('refuses what the upload checks refuse, and media for a deleted post, keeping nothing', async () => {
+    const post = await draft();
+    const exe = await call(
+      'POST',
+      `/admin/posts/${post.id}/attachments`,
+      form(await fixture('program.exe'), 'a.png'),
+    );
+    expect(exe.status).toBe(415);
+    await call('DELETE', `/admin/posts/${post.id}`);
+    const late = await call(
+      'POST',
+      `/admin/posts/${post.id}/attachments`,
+      form(await fixture('python.gif'), 'a.gif'),
+    );
+    expect(late.status).toBe(409);
+    expect(await storage.keys()).not.toEqual(expect.arrayContaining([expect.stringContaining(post.id)]));
   });
 });

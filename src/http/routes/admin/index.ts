@@ -6,6 +6,8 @@ import { loginThrottle } from '../../../auth/login-throttle.ts';
 import { verifyAgainstNothing } from '../../../auth/passwords.ts';
 import type { DatabasePool } from '../../../db/pool.ts';
 import type { EventStore } from '../../../events/store/port.ts';
+import type { UploadCaps } from '../../../files/inspect.ts';
+import type { ObjectStorage } from '../../../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../../../projections/progress.ts';
 import { recordAudit } from '../../plugins/admin-audit.ts';
 import { identifyAdmin, requireDeclaredAccess } from '../../plugins/admin-auth.ts';
@@ -21,6 +23,8 @@ export interface AdminOptions {
   readonly redis?: Redis | undefined;
   readonly store: EventStore;
   readonly waiter: ProjectionWaiter;
+  readonly storage: ObjectStorage;
+  readonly uploadCaps: UploadCaps;
   readonly sessionSecret: string;
   readonly sessionTtlMinutes: number;
   readonly login: {
@@ -67,5 +71,11 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, options
   await app.register(auditLogRoutes, { pool });
   await app.register(reasonsRoutes, { pool });
   await app.register(channelsRoutes, { pool, store: options.store, waiter: options.waiter });
-  await app.register(postsRoutes, { pool, store: options.store, waiter: options.waiter });
+  await app.register(postsRoutes, {
+    pool,
+    store: options.store,
+    waiter: options.waiter,
+    storage: options.storage,
+    uploadCaps: options.uploadCaps,
+  });
 };

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { notFound } from '../../../commands/errors.ts';
@@ -7,6 +8,10 @@ import type { DatabasePool } from '../../../db/pool.ts';
 import type { Position } from '../../../events/envelope.ts';
 import { buttonSchema, MAX_BUTTONS, MAX_POST_TEXT, postStatusSchema } from '../../../events/posts.ts';
 import type { EventStore } from '../../../events/store/port.ts';
+import { imageDimensions } from '../../../files/image-dimensions.ts';
+import type { UploadCaps } from '../../../files/inspect.ts';
+import { storeUpload } from '../../../files/store-upload.ts';
+import type { ObjectStorage } from '../../../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../../../projections/progress.ts';
 import { findChannel } from '../../../queries/channels.ts';
 import { findAdminPost, listAdminPosts } from '../../../queries/posts.ts';
@@ -19,6 +24,8 @@ export interface PostsRouteOptions {
   readonly pool: DatabasePool;
   readonly store: EventStore;
   readonly waiter: ProjectionWaiter;
+  readonly storage: ObjectStorage;
+  readonly uploadCaps: UploadCaps;
 }
 
 const adminPostSchema = z
@@ -90,7 +97,18 @@ const writeErrors = { 400: problemSchema, 404: problemSchema, 409: problemSchema
 const POST_PROJECTIONS = ['posts'];
 const now = () => new Date().toISOString();
 
-export const postsRoutes: FastifyPluginAsyncZod<PostsRouteOptions> = async (app, { pool, store, waiter }) => {
+const attachmentKind = { image: 'image', video: 'video', document: 'file', text: 'file' } as const;
+
+export const postsRoutes: FastifyPluginAsyncZod<PostsRouteOptions> = async (app, options) => {
+  const { pool, store, waiter, storage, uploadCaps } = options;
+  await app.register(multipart, {
+    limits: {
+      fileSize: Math.max(uploadCaps.file, uploadCaps.image, uploadCaps.video) + 1,
+      files: 1,
+      fields: 0,
+      parts: 2,
+    },
+  });
   // Read-your-writes: the answer shows the post as the command left it.
   const postAfter = async (position: Position | null, id: string) => {
     await waiter.waitFor(POST_PROJECTIONS, position);
@@ -258,6 +276,70 @@ export const postsRoutes: FastifyPluginAsyncZod<PostsRouteOptions> = async (app,
     { permission: 'posts.publish', action: 'posts.unhide', summary: 'Shows a hidden post again' },
     () => ({ type: 'unhide', at: now() }),
   );
+  app.post(
+    '/posts/:postId/attachments',
+    {
+      config: { access: 'posts.write', audit: { action: 'posts.attach', target: 'post' } },
+      schema: {
+        tags,
+        security,
+        summary: 'Adds media to a post (multipart field `file`: an image, an MP4, a PDF or a text file)',
+        consumes: ['multipart/form-data'],
+        params: postParams,
+        response: { 200: adminPostSchema, 413: problemSchema, 415: problemSchema, ...writeErrors },
+      },
+    },
+    async (request) => {
+      const { postId } = request.params;
+      request.audit.targetId = postId;
+      const part = await request.file();
+      if (!part || part.fieldname !== 'file') {
+        throw new HttpProblem(400, 'validation_failed', 'Send one file in the multipart field `file`.');
+      }
+      const key = `posts/${postId}/${randomUUID()}`;
+      const stored = await storeUpload(part.file, { storage, caps: uploadCaps, key });
+      try {
+        const dimensions = stored.kind === 'image' ? await imageDimensions(storage, key, stored.size) : null;
+        const attachment = {
+          id: randomUUID(),
+          kind: attachmentKind[stored.kind],
+          storageKey: key,
+          contentType: stored.mime,
+          size: stored.size,
+          ...(dimensions ?? {}),
+        };
+        const command: PostCommand = { type: 'addAttachment', attachment, at: now() };
+        const { position } = await handlePostCommand(store, postId, command, adminCommandContext(request));
+        return await postAfter(position, postId);
+      } catch (error) {
+        // Refused (no such post, deleted, full): the bytes are nobody's.
+        await storage.delete(key).catch(() => undefined);
+        throw error;
+      }
+    },
+  );
+
+  app.delete(
+    '/posts/:postId/attachments/:attachmentId',
+    {
+      config: { access: 'posts.write', audit: { action: 'posts.detach', target: 'post' } },
+      schema: {
+        tags,
+        security,
+        summary: 'Removes media from a post (its bytes stay, as the post history refers to them)',
+        params: postParams.extend({ attachmentId: z.uuid() }),
+        response: { 200: adminPostSchema, ...writeErrors },
+      },
+    },
+    async (request) => {
+      const { postId, attachmentId } = request.params;
+      request.audit.targetId = postId;
+      const command: PostCommand = { type: 'removeAttachment', attachmentId, at: now() };
+      const { position } = await handlePostCommand(store, postId, command, adminCommandContext(request));
+      return postAfter(position, postId);
+    },
+  );
+
   lifecycle(
     'delete',
     '',
