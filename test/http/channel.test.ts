@@ -259,3 +259,53 @@ describe('views, clicks and read markers', () => {
     }
   });
 });
+
+describe('post stats for authors', () => {
+  it('count views and clicks per day, reactions by emoji and clicks by button', async () => {
+    const id = await post('measured');
+    const { buttons } = (await fetch(`${url()}/api/channel/${channelId}/posts/${id}`, {
+      headers: alice,
+    }).then((r) => r.json())) as { buttons: { id: string }[] };
+    const buttonId = buttons[0]?.id ?? '';
+    for (const headers of [alice, bob]) {
+      await fetch(`${url()}/api/channel/${channelId}/views`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ postIds: [id] }),
+      });
+      await fetch(`${url()}/api/channel/${channelId}/posts/${id}/buttons/${buttonId}/click`, {
+        method: 'POST',
+        headers,
+      });
+    }
+    await fetch(`${url()}/api/channel/${channelId}/posts/${id}/buttons/${buttonId}/click`, {
+      method: 'POST',
+      headers: alice,
+    });
+    await reactTo(id, '🔥', 'PUT');
+    const today = new Date().toISOString().slice(0, 10);
+    const stats = async () =>
+      (await adminCall(url(), admin, 'GET', `/admin/posts/${id}/stats`)).body as {
+        views: { total: number; byDay: { day: string; count: number }[] };
+        reactions: Record<string, number>;
+        clicks: {
+          total: number;
+          byButton: { buttonId: string; label: string; count: number }[];
+          byDay: unknown[];
+        };
+      };
+    for (let i = 0; i < 50 && ((await stats()).views.total < 2 || (await stats()).clicks.total < 3); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await stats()).toEqual({
+      postId: id,
+      views: { total: 2, byDay: [{ day: today, count: 2 }] },
+      reactions: { '🔥': 1 },
+      clicks: {
+        total: 3,
+        byButton: [{ buttonId, label: 'Read more', count: 3 }],
+        byDay: [{ day: today, count: 3 }],
+      },
+    });
+  });
+});

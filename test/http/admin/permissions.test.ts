@@ -197,6 +197,11 @@ const matrix: readonly {
     },
   },
   {
+    route: 'GET /admin/posts/{postId}/stats',
+    allowed: ['owner', 'author'],
+    call: async () => ({ method: 'GET', path: `/admin/posts/${await postIn(['publish'])}/stats` }),
+  },
+  {
     route: 'POST /admin/auth/logout-all',
     allowed: ALL,
     call: () => ({ method: 'POST', path: '/admin/auth/logout-all' }),

@@ -14,6 +14,7 @@ import { storeUpload } from '../../../files/store-upload.ts';
 import type { ObjectStorage } from '../../../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../../../projections/progress.ts';
 import { findChannel } from '../../../queries/channels.ts';
+import { postStats } from '../../../queries/post-stats.ts';
 import { findAdminPost, listAdminPosts } from '../../../queries/posts.ts';
 import { adminCommandContext } from '../../command-context.ts';
 import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
@@ -316,6 +317,43 @@ export const postsRoutes: FastifyPluginAsyncZod<PostsRouteOptions> = async (app,
         await storage.delete(key).catch(() => undefined);
         throw error;
       }
+    },
+  );
+
+  const dayCounts = z.array(z.object({ day: z.string(), count: z.number().int() }));
+  app.get(
+    '/posts/:postId/stats',
+    {
+      config: { access: 'posts.write' },
+      schema: {
+        tags,
+        security,
+        summary: "A post's views and clicks per day (UTC), reactions by emoji and clicks by button",
+        params: postParams,
+        response: {
+          200: z
+            .object({
+              postId: z.uuid(),
+              views: z.object({ total: z.number().int(), byDay: dayCounts }),
+              reactions: z.record(z.string(), z.number().int()),
+              clicks: z.object({
+                total: z.number().int(),
+                byButton: z.array(
+                  z.object({ buttonId: z.uuid(), label: z.string().nullable(), count: z.number().int() }),
+                ),
+                byDay: dayCounts,
+              }),
+            })
+            .meta({ id: 'PostStats' }),
+          404: problemSchema,
+          ...adminErrors,
+        },
+      },
+    },
+    async (request) => {
+      const stats = await postStats(pool, request.params.postId);
+      if (!stats) throw notFound('No such post.');
+      return stats;
     },
   );
 
