@@ -22,7 +22,8 @@ const row = z
     channelId: r.channel_id,
     text: r.text,
     publishedAt: r.published_at,
-    editedAt: r.edited_at,
+    // API.md's `editedAt?`: there only once a published post was edited.
+    ...(r.edited_at === null ? {} : { editedAt: r.edited_at }),
     // Links the client can load with its session; the bytes are served by the channel routes.
     attachments: r.attachments.map(({ width, height, durationMs, ...a }) => ({
       ...a,

@@ -40,7 +40,7 @@ const postSchema = z
     channelId: z.uuid(),
     text: z.string(),
     publishedAt: z.iso.datetime(),
-    editedAt: z.iso.datetime().nullable(),
+    editedAt: z.iso.datetime().optional(),
     attachments: z.array(
       z.object({
         id: z.uuid(),
