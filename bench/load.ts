@@ -12,15 +12,19 @@ export interface LoadOptions {
 export interface Target {
   readonly url: string;
   readonly headers?: Readonly<Record<string, string>>;
+  /** The status every response must answer with (a 304 for a conditional poll); any 2xx when unset. */
+  readonly expectedStatus?: number;
+  /** autocannon's requests (method, body, a `setupRequest` that varies them); a GET of `url` when unset. */
+  readonly requests?: autocannon.Request[];
 }
 
 export interface Measurement {
   readonly requestsPerSecond: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
-  /** 2xx responses in the measured run (the warm-up is not counted). */
+  /** 2xx responses (or the target's expected status) in the measured run (the warm-up is not counted). */
   readonly okResponses: number;
-  /** Non-2xx responses, connection errors and timeouts, warm-up included: any of them fails the bench. */
+  /** Other responses, connection errors and timeouts, warm-up included: any of them fails the bench. */
   readonly failures: number;
 }
 
@@ -34,7 +38,13 @@ async function fire(
   signal.throwIfAborted();
   return new Promise((resolve, reject) => {
     const instance = autocannon(
-      { url: target.url, headers: { ...target.headers }, connections, duration: durationS },
+      {
+        url: target.url,
+        headers: { ...target.headers },
+        connections,
+        duration: durationS,
+        ...(target.requests ? { requests: target.requests } : {}),
+      },
       (error: unknown, result: Result) => {
         signal.removeEventListener('abort', stop);
         if (signal.aborted) reject(new Error('interrupted'));
@@ -51,14 +61,26 @@ async function fire(
     // the response event carries the hrtime-based duration, kept here in microseconds.
     if (latenciesUs) {
       instance.on('response', (_client, statusCode, _bytes, responseTimeMs) => {
-        if (statusCode >= 200 && statusCode < 300)
-          latenciesUs.record(Math.max(1, Math.round(responseTimeMs * 1000)));
+        if (expected(target, statusCode)) latenciesUs.record(Math.max(1, Math.round(responseTimeMs * 1000)));
       });
     }
   });
 }
 
-const failuresOf = (r: Result) => r.non2xx + r.errors + r.timeouts;
+const expected = (target: Target, statusCode: number) =>
+  target.expectedStatus === undefined
+    ? statusCode >= 200 && statusCode < 300
+    : statusCode === target.expectedStatus;
+
+/** Responses with the expected status (2xx unless the target names one). */
+function okOf(target: Target, r: Result): number {
+  if (target.expectedStatus === undefined) return r['2xx'];
+  return r.statusCodeStats?.[`${target.expectedStatus}`]?.count ?? 0;
+}
+
+const answered = (r: Result) => r['1xx'] + r['2xx'] + r['3xx'] + r['4xx'] + r['5xx'];
+const failuresOf = (target: Target, r: Result) =>
+  (target.expectedStatus === undefined ? r.non2xx : answered(r) - okOf(target, r)) + r.errors + r.timeouts;
 
 export interface Series extends Measurement {
   /** req/s of each measured round, in order. */
@@ -90,7 +112,7 @@ export async function measureInterleaved<K extends string>(
   for (const name of names) {
     const warmup = await fire(targets[name], options.connections, options.warmupS, options.signal);
     const s = state.get(name);
-    if (s) s.failures += failuresOf(warmup);
+    if (s) s.failures += failuresOf(targets[name], warmup);
   }
   for (let round = 0; round < options.rounds; round++) {
     for (const name of names) {
@@ -104,8 +126,8 @@ export async function measureInterleaved<K extends string>(
         s.latenciesUs,
       );
       s.rounds.push(run.requests.average);
-      s.ok += run['2xx'];
-      s.failures += failuresOf(run);
+      s.ok += okOf(targets[name], run);
+      s.failures += failuresOf(targets[name], run);
     }
   }
   const out = {} as Record<K, Series>;

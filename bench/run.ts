@@ -1,4 +1,5 @@
 import { benchAdmin } from './admin.ts';
+import { benchChannel } from './channel.ts';
 import { benchEventStore } from './eventstore/bench.ts';
 import { benchFiles } from './files.ts';
 import { benchSettingsRead } from './settings-read.ts';
@@ -9,6 +10,7 @@ const benchmarks: Readonly<Record<string, (signal: AbortSignal) => Promise<numbe
   eventstore: benchEventStore,
   admin: benchAdmin,
   files: benchFiles,
+  channel: benchChannel,
 };
 
 async function all(signal: AbortSignal): Promise<number> {

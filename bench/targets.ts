@@ -12,7 +12,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { type NotificationSettings, updateNotificationSettings } from '../src/db/notification-settings.ts';
 import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
 import { mintSessionToken } from '../src/dev-token.ts';
-import { startEventSourcing } from '../src/event-sourcing.ts';
+import { type EventSourcing, startEventSourcing } from '../src/event-sourcing.ts';
 import { buildApp } from '../src/http/app.ts';
 import { localStorage } from '../src/integrations/storage/local.ts';
 import type { ObjectStorage } from '../src/integrations/storage/port.ts';
@@ -62,6 +62,10 @@ export interface Service {
   readonly database: 'DATABASE_URL' | 'embedded PostgreSQL';
   /** undefined when slonik does not report it (it then uses its own default). */
   readonly poolSize: number | undefined;
+  /** The app's event store, projection runner and waiter, for a benchmark that times projections. */
+  readonly eventSourcing: EventSourcing;
+  /** Mints a client session token, as a host backend would, for a user of the benchmark's choosing. */
+  readonly sessionToken: (userId: string) => string;
 }
 
 /** The configuration production runs with (boot-guard settings on), with throwaway secrets. */
@@ -153,6 +157,8 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
     pool,
     database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL',
     poolSize: pool.configuration.maxPoolSize,
+    eventSourcing,
+    sessionToken: (userId) => mintSessionToken(config.JWT_SECRET, userId, TOKEN_TTL_SECONDS).token,
   };
 }
 

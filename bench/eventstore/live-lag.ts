@@ -42,7 +42,7 @@ interface Sent {
 }
 
 /** The first progress that covers `position` (the timeline's positions only grow). */
-function firstCovering(timeline: readonly Progress[], position: Position): Progress | undefined {
+export function firstCovering(timeline: readonly Progress[], position: Position): Progress | undefined {
   let lo = 0;
   let hi = timeline.length;
   while (lo < hi) {
