@@ -310,3 +310,24 @@ describe('post stats for authors', () => {
     });
   });
 });
+
+describe('malformed client requests', () => {
+  it.each([
+    ['GET', '/api/channel/not-a-uuid/posts', undefined],
+    ['GET', '/api/channel/{c}/posts?limit=0', undefined],
+    ['GET', '/api/channel/{c}/posts?before=not*a*cursor', undefined],
+    ['PUT', `/api/channel/{c}/posts/{c}/reactions/${'x'.repeat(40)}`, undefined],
+    ['POST', '/api/channel/{c}/views', { postIds: ['not-a-uuid'] }],
+    ['POST', '/api/channel/{c}/views', { postIds: [], extra: true }],
+    ['POST', '/api/channel/{c}/read', {}],
+    ['POST', '/api/channel/{c}/posts/{c}/buttons/nope/click', undefined],
+  ] as const)('%s %s answers 400 validation_failed', async (method, path, body) => {
+    const res = await fetch(url() + path.replaceAll('{c}', channelId), {
+      method,
+      headers: { ...alice, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: 'validation_failed' });
+  });
+});

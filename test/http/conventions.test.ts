@@ -121,6 +121,38 @@ describe('problem+json for every failure', () => {
   });
 });
 
+describe('every protected route of the OpenAPI document', () => {
+  // Path parameters get a well-formed value, so what answers is the session check, not validation.
+  const concrete = (path: string) => path.replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
+
+  it('answers 401 unauthenticated without a session, for client and admin routes alike', async () => {
+    const doc = (await (await fetch(`${running.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { security?: Record<string, unknown>[] }>>;
+    };
+    const protectedRoutes = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => (op.security ?? []).length > 0)
+        .map(([method, op]) => ({
+          method: method.toUpperCase(),
+          path,
+          scheme: Object.keys(op.security?.[0] ?? {})[0],
+        })),
+    );
+    // Every /api route and every /admin route but login is protected, with the right scheme.
+    const all = Object.keys(doc.paths).filter((p) => p.startsWith('/api/') || p.startsWith('/admin/'));
+    expect(new Set(protectedRoutes.map((r) => r.path))).toEqual(
+      new Set(all.filter((p) => p !== '/admin/auth/login')),
+    );
+    for (const { method, path, scheme } of protectedRoutes) {
+      expect(scheme, path).toBe(path.startsWith('/admin/') ? 'adminToken' : 'sessionJwt');
+      const res = await fetch(running.url + concrete(path), { method });
+      expect(res.status, `${method} ${path}`).toBe(401);
+      expect(await res.json()).toMatchObject({ code: 'unauthenticated' });
+    }
+    expect(protectedRoutes.length).toBeGreaterThan(40);
+  });
+});
+
 describe('OpenAPI and docs', () => {
   it('serves the document generated from the route schemas', async () => {
     const res = await fetch(`${running.url}/openapi.json`);

@@ -8,9 +8,8 @@ import type { DatabasePool } from '../../../db/pool.ts';
 import type { Position } from '../../../events/envelope.ts';
 import { buttonSchema, MAX_BUTTONS, MAX_POST_TEXT, postStatusSchema } from '../../../events/posts.ts';
 import type { EventStore } from '../../../events/store/port.ts';
-import { imageDimensions } from '../../../files/image-dimensions.ts';
 import type { UploadCaps } from '../../../files/inspect.ts';
-import { storeUpload } from '../../../files/store-upload.ts';
+import { attachPostMedia } from '../../../files/post-media.ts';
 import type { ObjectStorage } from '../../../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../../../projections/progress.ts';
 import { findChannel } from '../../../queries/channels.ts';
@@ -97,8 +96,6 @@ const security = adminSecurity;
 const writeErrors = { 400: problemSchema, 404: problemSchema, 409: problemSchema, ...adminErrors };
 const POST_PROJECTIONS = ['posts'];
 const now = () => new Date().toISOString();
-
-const attachmentKind = { image: 'image', video: 'video', document: 'file', text: 'file' } as const;
 
 export const postsRoutes: FastifyPluginAsyncZod<PostsRouteOptions> = async (app, options) => {
   const { pool, store, waiter, storage, uploadCaps } = options;
@@ -297,26 +294,9 @@ export const postsRoutes: FastifyPluginAsyncZod<PostsRouteOptions> = async (app,
       if (!part || part.fieldname !== 'file') {
         throw new HttpProblem(400, 'validation_failed', 'Send one file in the multipart field `file`.');
       }
-      const key = `posts/${postId}/${randomUUID()}`;
-      const stored = await storeUpload(part.file, { storage, caps: uploadCaps, key });
-      try {
-        const dimensions = stored.kind === 'image' ? await imageDimensions(storage, key, stored.size) : null;
-        const attachment = {
-          id: randomUUID(),
-          kind: attachmentKind[stored.kind],
-          storageKey: key,
-          contentType: stored.mime,
-          size: stored.size,
-          ...(dimensions ?? {}),
-        };
-        const command: PostCommand = { type: 'addAttachment', attachment, at: now() };
-        const { position } = await handlePostCommand(store, postId, command, adminCommandContext(request));
-        return await postAfter(position, postId);
-      } catch (error) {
-        // Refused (no such post, deleted, full): the bytes are nobody's.
-        await storage.delete(key).catch(() => undefined);
-        throw error;
-      }
+      const media = { store, storage, caps: uploadCaps };
+      const { position } = await attachPostMedia(media, postId, part.file, adminCommandContext(request));
+      return postAfter(position, postId);
     },
   );
 
