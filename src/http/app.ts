@@ -9,6 +9,7 @@ import type { DatabasePool } from '../db/pool.ts';
 import type { EventStore } from '../events/store/port.ts';
 import type { ObjectStorage } from '../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../projections/progress.ts';
+import { createReadVersions } from '../projections/read-version.ts';
 import { OneLinePerRequest } from './logger.ts';
 import { clientAuthPlugin } from './plugins/auth.ts';
 import { clientIpPlugin } from './plugins/client-ip.ts';
@@ -96,6 +97,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     storage: deps.storage,
     uploadCaps,
     feedPollMs: config.POLL_FEED_MS,
+    versions: createReadVersions(deps.pool),
     client: {
       poll: { chatMs: config.POLL_CHAT_MS, commentsMs: config.POLL_COMMENTS_MS },
       limits: {

@@ -13,14 +13,37 @@ export async function replyToPoll(
   pollIntervalMs: number,
 ): Promise<FastifyReply> {
   const etag = `W/"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`;
+  if (notModified(request, reply, etag, pollIntervalMs)) return reply.code(304).send();
+  return reply.send(body);
+}
+
+/**
+ * The same for a caller that knows the tag without the body (a cache): the body is built and
+ * serialised only for a 200. It is sent as it is, skipping the response schema's check, so it must be
+ * built from data already parsed to that shape.
+ */
+export async function replyToTaggedPoll(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  answer: { readonly etag: string; json(): string | Buffer },
+  pollIntervalMs: number,
+): Promise<FastifyReply> {
+  if (notModified(request, reply, answer.etag, pollIntervalMs)) return reply.code(304).send();
+  return reply.type('application/json; charset=utf-8').send(answer.json());
+}
+
+/** Sets the poll headers; true when the client already holds this version. */
+function notModified(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  etag: string,
+  pollIntervalMs: number,
+): boolean {
   void reply.headers({
     etag,
     'x-poll-interval': String(pollIntervalMs),
     'cache-control': 'private, no-cache',
   });
   const known = request.headers['if-none-match'];
-  if (known !== undefined && known.split(',').some((tag) => tag.trim() === etag)) {
-    return reply.code(304).send();
-  }
-  return reply.send(body);
+  return known !== undefined && known.split(',').some((tag) => tag.trim() === etag);
 }

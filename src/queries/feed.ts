@@ -15,7 +15,6 @@ const row = z
     comments_enabled: z.boolean(),
     ...postPartsRow,
     counts: z.record(z.string(), z.number()),
-    mine: z.array(z.string()),
   })
   .transform((r) => ({
     id: r.id,
@@ -33,48 +32,67 @@ const row = z
       ...(durationMs === null ? {} : { durationMs }),
     })),
     buttons: r.buttons,
-    reactions: { counts: r.counts, mine: r.mine },
+    counts: r.counts,
     viewCount: r.view_count,
     commentCount: r.comment_count,
     commentsEnabled: r.comments_enabled,
   }));
-export type FeedPost = z.infer<typeof row>;
+/** A published post as every user sees it: the reaction counts, not anyone's own reactions. */
+export type SharedPost = z.infer<typeof row>;
+export type FeedPost = ReturnType<typeof asSeenBy>;
 
-const select = (userId: string) => sql.fragment`
+/** The post as API.md gives it to one user: the counts with that user's own reactions beside them. */
+export function asSeenBy({ counts, ...post }: SharedPost, mine: readonly string[]) {
+  const { viewCount, commentCount, commentsEnabled, ...head } = post;
+  return { ...head, reactions: { counts, mine }, viewCount, commentCount, commentsEnabled };
+}
+
+const select = sql.fragment`
   SELECT p.id, p.channel_id, p.text, p.published_at, p.edited_at, p.view_count, p.comment_count,
     p.comments_enabled,
     ${postPartsColumns},
     COALESCE((SELECT json_object_agg(c.emoji, c.count ORDER BY c.emoji)
-      FROM post_reaction_counts c WHERE c.post_id = p.id AND c.count > 0), '{}') AS counts,
-    COALESCE((SELECT json_agg(r.emoji ORDER BY r.emoji)
-      FROM post_reactions r WHERE r.post_id = p.id AND r.user_id = ${userId}), '[]') AS mine
+      FROM post_reaction_counts c WHERE c.post_id = p.id AND c.count > 0), '{}') AS counts
   FROM channel_posts p`;
 
-export interface FeedPage {
-  readonly items: readonly FeedPost[];
+export interface SharedPage {
+  readonly items: readonly SharedPost[];
   /** `<publishedAt>|<id>` of the last item when there may be more. */
   readonly before: string | null;
 }
 
-/** A channel's published posts, newest first, as one user sees them (their own reactions in `mine`). */
-export async function feedPage(
+/** A page of a channel's published posts, newest first, the same for every user. */
+export async function publishedPosts(
   db: CommonQueryMethods,
   channelId: string,
-  userId: string,
   limit: number,
   before: { readonly publishedAt: string; readonly id: string } | null,
-): Promise<FeedPage> {
+): Promise<SharedPage> {
   const older =
     before === null
       ? sql.fragment`true`
       : sql.fragment`(p.published_at, p.id) < (${before.publishedAt}::timestamptz, ${before.id}::uuid)`;
   const rows = await db.any(sql.type(row)`
-    ${select(userId)}
+    ${select}
     WHERE p.channel_id = ${channelId} AND p.status = 'published' AND ${older}
     ORDER BY p.published_at DESC, p.id DESC LIMIT ${limit + 1}`);
   const items = rows.slice(0, limit);
   const last = items.at(-1);
   return { items, before: rows.length > limit && last ? `${last.publishedAt}|${last.id}` : null };
+}
+
+/** One user's own reactions on the given posts, by post id (posts without any are left out). */
+export async function reactionsOf(
+  db: CommonQueryMethods,
+  userId: string,
+  postIds: readonly string[],
+): Promise<ReadonlyMap<string, readonly string[]>> {
+  if (postIds.length === 0) return new Map();
+  const rows = await db.any(sql.type(z.object({ post_id: z.string(), emojis: z.array(z.string()) }))`
+    SELECT post_id, json_agg(emoji ORDER BY emoji) AS emojis FROM post_reactions
+    WHERE user_id = ${userId} AND post_id = ANY (${sql.array([...postIds], 'uuid')})
+    GROUP BY post_id`);
+  return new Map(rows.map((r) => [r.post_id, r.emojis]));
 }
 
 /** One post as a client sees it; null unless it is published in that channel. */
@@ -84,8 +102,11 @@ export async function feedPost(
   postId: string,
   userId: string,
 ): Promise<FeedPost | null> {
-  return db.maybeOne(sql.type(row)`
-    ${select(userId)} WHERE p.id = ${postId} AND p.channel_id = ${channelId} AND p.status = 'published'`);
+  const post = await db.maybeOne(sql.type(row)`
+    ${select} WHERE p.id = ${postId} AND p.channel_id = ${channelId} AND p.status = 'published'`);
+  if (!post) return null;
+  const mine = await reactionsOf(db, userId, [post.id]);
+  return asSeenBy(post, mine.get(post.id) ?? []);
 }
 
 /** A visible post's reactions as one user sees them. */
@@ -93,12 +114,14 @@ export async function postReactions(
   db: CommonQueryMethods,
   postId: string,
   userId: string,
-): Promise<FeedPost['reactions']> {
+): Promise<{ counts: Record<string, number>; mine: string[] }> {
   const counts = await db.any(sql.type(z.object({ emoji: z.string(), count: z.number() }))`
     SELECT emoji, count FROM post_reaction_counts WHERE post_id = ${postId} AND count > 0 ORDER BY emoji`);
-  const mine = await db.anyFirst(sql.type(z.object({ emoji: z.string() }))`
-    SELECT emoji FROM post_reactions WHERE post_id = ${postId} AND user_id = ${userId} ORDER BY emoji`);
-  return { counts: Object.fromEntries(counts.map((c) => [c.emoji, c.count])), mine: [...mine] };
+  const mine = await reactionsOf(db, userId, [postId]);
+  return {
+    counts: Object.fromEntries(counts.map((c) => [c.emoji, c.count])),
+    mine: [...(mine.get(postId) ?? [])],
+  };
 }
 
 /** The attachment of a visible post, with where its bytes are. */

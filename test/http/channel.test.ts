@@ -4,7 +4,7 @@ import { clicksProjection, readsProjection } from '../../src/projections/interac
 import { postsProjection } from '../../src/projections/posts.ts';
 import { reactionsProjection } from '../../src/projections/reactions.ts';
 import { adminCall, createTestAdmin, loginToken } from '../support/admin.ts';
-import { bearer, TEST_SECRETS, useRunningApp } from '../support/app.ts';
+import { bearer, startApp, TEST_SECRETS, useRunningApp } from '../support/app.ts';
 import { sessionToken } from '../support/jwt.ts';
 import { type PostStep, postThrough } from '../support/posts.ts';
 import { expectRebuildEqualsLive } from '../support/rebuild.ts';
@@ -104,6 +104,11 @@ describe('the channel feed', () => {
       counts: { '🔥': 1 },
       mine: [],
     });
+    // The same page, as bob sees it: the same counts, his own reaction.
+    expect((await feed(bob)).body?.items.find((p) => p.id === id)?.reactions).toEqual({
+      counts: { '🔥': 1 },
+      mine: ['🔥'],
+    });
 
     const single = await fetch(`${url()}/api/channel/${channelId}/posts/${id}`, { headers: alice });
     const tag = single.headers.get('etag') ?? '';
@@ -114,6 +119,33 @@ describe('the channel feed', () => {
         })
       ).status,
     ).toBe(304);
+  });
+
+  it('shows on another replica, at its next poll, what changed through this one', async () => {
+    // The other replica runs no projection: all it knows of changes is what the database says.
+    const other = await startApp({ db: used.db, env: { POLL_FEED_MS: '7000' }, projections: [] });
+    try {
+      const id = await post('across replicas');
+      const poll = (headers: Record<string, string>) =>
+        fetch(`${other.url}/api/channel/${channelId}/posts`, { headers });
+      const first = await poll(alice);
+      const etag = first.headers.get('etag') ?? '';
+      expect(((await first.json()) as { items: FeedPost[] }).items[0]?.id).toBe(id);
+      expect((await poll({ ...alice, 'if-none-match': etag })).status).toBe(304);
+
+      expect((await reactTo(id, '👍', 'PUT')).status).toBe(200);
+      const after = await poll({ ...alice, 'if-none-match': etag });
+      expect(after.status).toBe(200);
+      const seen = ((await after.json()) as { items: FeedPost[] }).items.find((p) => p.id === id);
+      expect(seen?.reactions).toEqual({ counts: { '👍': 1 }, mine: ['👍'] });
+
+      await adminCall(url(), admin, 'POST', `/admin/posts/${id}/hide`);
+      const hidden = await poll({ ...alice, 'if-none-match': after.headers.get('etag') ?? '' });
+      expect(hidden.status).toBe(200);
+      expect(((await hidden.json()) as { items: FeedPost[] }).items.map((p) => p.id)).not.toContain(id);
+    } finally {
+      await other.close();
+    }
   });
 
   it('pages with an opaque before-cursor', async () => {

@@ -7,9 +7,10 @@ import type { DatabasePool } from '../../../db/pool.ts';
 import type { EventStore } from '../../../events/store/port.ts';
 import type { ObjectStorage } from '../../../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../../../projections/progress.ts';
+import type { ReadVersions } from '../../../projections/read-version.ts';
 import { channelsForUser, findChannel } from '../../../queries/channels.ts';
+import { createFeedCache } from '../../../queries/feed-cache.ts';
 import {
-  feedPage,
   feedPost,
   postReactions,
   publishedAtOf,
@@ -20,7 +21,7 @@ import { userCommandContext } from '../../command-context.ts';
 import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
 import { sendFile } from '../../file-replies.ts';
 import { userOf } from '../../plugins/auth.ts';
-import { replyToPoll } from '../../poll.ts';
+import { replyToPoll, replyToTaggedPoll } from '../../poll.ts';
 import { HttpProblem, problemSchema } from '../../problem.ts';
 
 export interface ChannelRouteOptions {
@@ -29,6 +30,7 @@ export interface ChannelRouteOptions {
   readonly waiter: ProjectionWaiter;
   readonly storage: ObjectStorage;
   readonly feedPollMs: number;
+  readonly versions: ReadVersions;
 }
 
 const reactionsSchema = z
@@ -75,9 +77,11 @@ const errors = { 400: problemSchema, 401: problemSchema, 404: problemSchema, 429
 const REACTION_PROJECTIONS = ['reactions'];
 const READ_PROJECTIONS = ['reads'];
 const idempotencyKey = z.object({ 'idempotency-key': z.string().optional() });
+const ITEMS = Buffer.from('{"items":');
 
 export const channelRoutes: FastifyPluginAsyncZod<ChannelRouteOptions> = async (app, options) => {
   const { pool, store, waiter, storage, feedPollMs } = options;
+  const feed = createFeedCache(pool, options.versions);
 
   app.get(
     '/channel/:id/posts',
@@ -99,20 +103,12 @@ export const channelRoutes: FastifyPluginAsyncZod<ChannelRouteOptions> = async (
       },
     },
     async (request, reply) => {
-      const { before, limit } = request.query;
-      const [publishedAt = '', id = ''] = before?.split('|') ?? [];
-      const page = await feedPage(
-        pool,
-        request.params.id,
-        userOf(request),
-        limit,
-        before ? { publishedAt, id } : null,
-      );
-      const body = {
-        items: [...page.items],
-        nextCursor: page.before === null ? null : encodeCursor(page.before),
-      };
-      return replyToPoll(request, reply, body, feedPollMs);
+      const { before = null, limit } = request.query;
+      const page = await feed.page({ channelId: request.params.id, userId: userOf(request), limit, before });
+      const nextCursor = JSON.stringify(page.before === null ? null : encodeCursor(page.before));
+      const json = () =>
+        Buffer.concat([ITEMS, page.itemsJson(), Buffer.from(`,"nextCursor":${nextCursor}}`)]);
+      return replyToTaggedPoll(request, reply, { etag: page.etag, json }, feedPollMs);
     },
   );
 
@@ -157,7 +153,7 @@ export const channelRoutes: FastifyPluginAsyncZod<ChannelRouteOptions> = async (
         const userId = userOf(request);
         const [channel, post] = await Promise.all([
           findChannel(pool, channelId),
-          feedPost(pool, channelId, postId, userId),
+          publishedAtOf(pool, channelId, postId),
         ]);
         const command = {
           type,

@@ -4,6 +4,7 @@ import type { DatabasePool } from '../../../db/pool.ts';
 import type { EventStore } from '../../../events/store/port.ts';
 import type { ObjectStorage } from '../../../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../../../projections/progress.ts';
+import type { ReadVersions } from '../../../projections/read-version.ts';
 import { identify, requireUser } from '../../plugins/auth.ts';
 import { registerApiRateLimit } from '../../plugins/rate-limit.ts';
 import { channelRoutes } from './channel.ts';
@@ -24,6 +25,7 @@ export interface ApiOptions {
   readonly storage: ObjectStorage;
   readonly uploadCaps: UploadCaps;
   readonly feedPollMs: number;
+  readonly versions: ReadVersions;
   readonly devtools: { readonly enabled: boolean; readonly resetAll: boolean };
 }
 
@@ -51,6 +53,7 @@ export const apiRoutes: FastifyPluginAsync<ApiOptions> = async (app, options) =>
     waiter: options.waiter,
     storage: options.storage,
     feedPollMs: options.feedPollMs,
+    versions: options.versions,
   });
   await app.register(devicesRoutes, { pool: options.pool, store: options.store, waiter: options.waiter });
   if (options.devtools.enabled) {

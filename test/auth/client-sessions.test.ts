@@ -1,0 +1,48 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { clientSessions } from '../../src/auth/client-sessions.ts';
+import { nowSeconds, signJwt } from '../support/jwt.ts';
+
+const secret = 'client-session-secret-0123456789abcdef';
+
+describe('client sessions', () => {
+  it('names the user of a valid token, again and again', () => {
+    const sessions = clientSessions({ secret, requireExp: true });
+    const token = signJwt({ sub: 'u1', exp: nowSeconds() + 600 }, secret);
+    expect(sessions.identify(token)).toBe('u1');
+    expect(sessions.identify(token)).toBe('u1');
+  });
+
+  it('prefers the userId claim to sub', () => {
+    const sessions = clientSessions({ secret, requireExp: false });
+    expect(sessions.identify(signJwt({ sub: 's', userId: 'u2' }, secret))).toBe('u2');
+  });
+
+  it('stops accepting a token it remembered once the token has expired', async () => {
+    const sessions = clientSessions({ secret, requireExp: true, clockToleranceMs: 0 });
+    const token = signJwt({ sub: 'u1', exp: nowSeconds() + 1 }, secret);
+    expect(sessions.identify(token)).toBe('u1');
+    await sleep((nowSeconds() + 2) * 1000 - Date.now());
+    expect(sessions.identify(token)).toBeNull();
+  });
+
+  it('never remembers a refusal: the same text is refused each time, and another token is checked', () => {
+    const sessions = clientSessions({ secret, requireExp: true });
+    const forged = signJwt({ sub: 'u1', exp: nowSeconds() + 600 }, 'another-secret-0123456789abcdefghijkl');
+    expect(sessions.identify(forged)).toBeNull();
+    expect(sessions.identify(forged)).toBeNull();
+    const good = signJwt({ sub: 'u1', exp: nowSeconds() + 600 }, secret);
+    expect(sessions.identify(good)).toBe('u1');
+    // A tampered copy of a remembered token is a different text: verified in full, and refused.
+    const tampered = good.replace(/\.[^.]+\./, `.${Buffer.from('{"sub":"admin"}').toString('base64url')}.`);
+    expect(sessions.identify(tampered)).toBeNull();
+  });
+
+  it('refuses a token without exp when exp is required, even after the same claims passed elsewhere', () => {
+    const lenient = clientSessions({ secret, requireExp: false });
+    const strict = clientSessions({ secret, requireExp: true });
+    const token = signJwt({ sub: 'u1' }, secret);
+    expect(lenient.identify(token)).toBe('u1');
+    expect(strict.identify(token)).toBeNull();
+  });
+});
