@@ -5,18 +5,28 @@
 export class DomainError extends Error {
   readonly kind: 'invalid_transition' | 'forbidden' | 'not_found';
   readonly code: string;
-  constructor(kind: DomainError['kind'], code: string, message: string) {
+  /** Extension members of the problem (API.md: `user_banned` carries `until`). */
+  readonly extensions: ProblemExtensions;
+  constructor(kind: DomainError['kind'], code: string, message: string, extensions: ProblemExtensions = {}) {
     super(message);
     this.name = 'DomainError';
     this.kind = kind;
     this.code = code;
+    this.extensions = extensions;
   }
+}
+
+export interface ProblemExtensions {
+  /** When a ban ends; null for a ban until lifted. */
+  readonly until?: string | null;
 }
 
 export const invalidTransition = (message: string, code = 'conflict') =>
   new DomainError('invalid_transition', code, message);
 export const forbidden = (message: string, code = 'forbidden') => new DomainError('forbidden', code, message);
 export const notFound = (message: string) => new DomainError('not_found', 'not_found', message);
+export const banned = (until: string | null) =>
+  new DomainError('forbidden', 'user_banned', 'You are banned from commenting in this channel.', { until });
 
 /** The stream kept changing under the command: it gave up after the bounded number of attempts. */
 export class ConcurrencyExhaustedError extends Error {

@@ -9,6 +9,11 @@ export const problemSchema = z
     code: z.string(),
     detail: z.string().optional(),
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    until: z.iso
+      .datetime()
+      .nullable()
+      .optional()
+      .describe('`user_banned`: when the ban ends; null when it lasts until lifted'),
   })
   .meta({ id: 'Problem' });
 
@@ -31,7 +36,13 @@ const titles: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
-export function problem(status: number, code: string, detail?: string, errors?: FieldError[]): Problem {
+export function problem(
+  status: number,
+  code: string,
+  detail?: string,
+  errors?: FieldError[],
+  extensions: Pick<Problem, 'until'> = {},
+): Problem {
   return {
     type: `https://errors.support-channel.dev/${code}`,
     title: titles[status] ?? 'Error',
@@ -39,6 +50,7 @@ export function problem(status: number, code: string, detail?: string, errors?: 
     code,
     ...(detail === undefined ? {} : { detail }),
     ...(errors === undefined ? {} : { errors }),
+    ...extensions,
   };
 }
 

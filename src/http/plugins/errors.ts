@@ -28,7 +28,9 @@ const domainStatus: Record<DomainError['kind'], number> = {
 
 function toProblem(error: FastifyError): Problem {
   if (error instanceof HttpProblem) return problem(error.statusCode, error.code, error.detail);
-  if (error instanceof DomainError) return problem(domainStatus[error.kind], error.code, error.message);
+  if (error instanceof DomainError) {
+    return problem(domainStatus[error.kind], error.code, error.message, undefined, error.extensions);
+  }
   if (error instanceof UploadRejected) return problem(error.status, error.code, error.detail);
   if (error instanceof PasswordPolicyError) {
     return problem(400, 'validation_failed', 'The password is not acceptable.', [
