@@ -1,11 +1,6 @@
 import type { Redis } from 'ioredis';
-import {
-  type IRateLimiterOptions,
-  type RateLimiterAbstract,
-  RateLimiterMemory,
-  RateLimiterRedis,
-  type RateLimiterRes,
-} from 'rate-limiter-flexible';
+import type { IRateLimiterOptions, RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
+import { createLimiter } from '../integrations/rate-limiters.ts';
 
 export interface LoginThrottleOptions {
   /** Failures from one client IP within the window that lock that IP. */
@@ -38,16 +33,7 @@ const blockedFor = (res: RateLimiterRes | null, points: number): number =>
  * Redis with `redis` (falling back to memory while Redis is unreachable), in memory otherwise.
  */
 export function loginThrottle(options: LoginThrottleOptions): LoginThrottle {
-  const limiter = (opts: IRateLimiterOptions): RateLimiterAbstract =>
-    options.redis
-      ? new RateLimiterRedis({
-          ...opts,
-          storeClient: options.redis,
-          // While Redis is away, count in this process at once instead of waiting on a reconnect.
-          rejectIfRedisNotReady: true,
-          insuranceLimiter: new RateLimiterMemory(opts),
-        })
-      : new RateLimiterMemory(opts);
+  const limiter = (opts: IRateLimiterOptions): RateLimiterAbstract => createLimiter(opts, options.redis);
   const { maxFailures } = options;
   const ipFailures = limiter({
     keyPrefix: 'login-ip',

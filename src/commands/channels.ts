@@ -18,6 +18,7 @@ const settingKeys = [
   'allowedReactions',
   'commentsEnabled',
   'commentRate',
+  'autoHideReports',
 ] as const satisfies readonly (keyof ChannelSettings)[];
 
 /** The settings `source` names (undefined ones left out), as a partial change. */
@@ -31,8 +32,9 @@ function settingsIn(source: Partial<ChannelSettings>, except?: ChannelSettings):
 
 function evolve(state: ChannelState, event: ChannelEvent): ChannelState {
   if (event.type === 'channelCreated') {
-    const { title, description, avatarUrl, allowedReactions, commentsEnabled, commentRate } = event.data;
-    return { title, description, avatarUrl, allowedReactions, commentsEnabled, commentRate };
+    const { title, description, avatarUrl, allowedReactions, commentsEnabled, commentRate, autoHideReports } =
+      event.data;
+    return { title, description, avatarUrl, allowedReactions, commentsEnabled, commentRate, autoHideReports };
   }
   return state === null ? null : { ...state, ...settingsIn(event.data) };
 }

@@ -37,14 +37,22 @@ export const channelSettingsSchema = z.object({
   allowedReactions: z.array(emojiSchema).max(MAX_REACTIONS),
   commentsEnabled: z.boolean(),
   commentRate: commentRateSchema,
+  /** Distinct reports that hide a comment until a moderator looks at it. */
+  autoHideReports: z.number().int().min(1).max(1000),
 });
+
+export const DEFAULT_AUTO_HIDE_REPORTS = 3;
 export type ChannelSettings = z.infer<typeof channelSettingsSchema>;
 
 const instant = z.iso.datetime();
 
 export const channelCreated = z.object({
   type: z.literal('channelCreated'),
-  data: channelSettingsSchema.extend({ at: instant }),
+  // Channels created before the report rule existed read as having its default.
+  data: channelSettingsSchema.extend({
+    autoHideReports: channelSettingsSchema.shape.autoHideReports.default(DEFAULT_AUTO_HIDE_REPORTS),
+    at: instant,
+  }),
 });
 export const channelEdited = z.object({
   type: z.literal('channelEdited'),

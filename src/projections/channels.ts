@@ -8,7 +8,8 @@ import type { Projection } from './projection.ts';
  */
 export const channelsProjection: Projection<'channels'> = {
   name: 'channels',
-  version: 1,
+  // 2: auto_hide_reports.
+  version: 2,
   categories: [CHANNELS_CATEGORY],
   tables: ['channels'],
 
@@ -23,6 +24,7 @@ export const channelsProjection: Projection<'channels'> = {
         comments_enabled boolean NOT NULL,
         comment_interval_seconds integer NOT NULL,
         comment_burst integer NOT NULL,
+        auto_hide_reports integer NOT NULL,
         created_at timestamptz NOT NULL,
         updated_at timestamptz NOT NULL
       )`);
@@ -36,10 +38,11 @@ export const channelsProjection: Projection<'channels'> = {
         const data = channelCreated.shape.data.parse(recorded.data);
         await db.query(sql.unsafe`
           INSERT INTO ${channels} (id, title, description, avatar_url, allowed_reactions, comments_enabled,
-            comment_interval_seconds, comment_burst, created_at, updated_at)
+            comment_interval_seconds, comment_burst, auto_hide_reports, created_at, updated_at)
           VALUES (${id}, ${data.title}, ${data.description}, ${data.avatarUrl},
             ${sql.array(data.allowedReactions, 'text')}, ${data.commentsEnabled},
-            ${data.commentRate.intervalSeconds}, ${data.commentRate.burst}, ${data.at}, ${data.at})`);
+            ${data.commentRate.intervalSeconds}, ${data.commentRate.burst}, ${data.autoHideReports},
+            ${data.at}, ${data.at})`);
         continue;
       }
       const data = channelEdited.shape.data.parse(recorded.data);
@@ -56,6 +59,7 @@ export const channelsProjection: Projection<'channels'> = {
           comment_interval_seconds = COALESCE(${data.commentRate?.intervalSeconds ?? null}::int,
             comment_interval_seconds),
           comment_burst = COALESCE(${data.commentRate?.burst ?? null}::int, comment_burst),
+          auto_hide_reports = COALESCE(${data.autoHideReports ?? null}::int, auto_hide_reports),
           updated_at = ${data.at}
         WHERE id = ${id}`);
     }

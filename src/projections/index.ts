@@ -1,6 +1,8 @@
 import { channelsProjection } from './channels.ts';
+import { commentsProjection } from './comments.ts';
 import { devicesProjection } from './devices.ts';
 import { clicksProjection, readsProjection } from './interactions.ts';
+import { moderationProjection } from './moderation.ts';
 import { postsProjection } from './posts.ts';
 import { reactionsProjection } from './reactions.ts';
 import type { Projection } from './projection.ts';
@@ -13,6 +15,8 @@ export const allProjections: readonly Projection[] = [
   reactionsProjection,
   clicksProjection,
   readsProjection,
+  commentsProjection,
+  moderationProjection,
 ];
 
 export function projectionNamed(name: string): Projection | undefined {

@@ -176,7 +176,8 @@ async function applyOne(db: CommonQueryMethods, recorded: RecordedEvent, tables:
  */
 export const postsProjection: Projection<PostTable> = {
   name: 'posts',
-  version: 1,
+  // 2: comment_count left for the comments projection's post_comment_counts.
+  version: 2,
   categories: [POSTS_CATEGORY, VIEWS_CATEGORY],
   tables: ['channel_posts', 'post_buttons', 'post_attachments', 'post_views'],
 
@@ -203,8 +204,7 @@ export const postsProjection: Projection<PostTable> = {
         created_at timestamptz NOT NULL,
         updated_at timestamptz NOT NULL,
         version integer NOT NULL DEFAULT 1,
-        view_count integer NOT NULL DEFAULT 0,
-        comment_count integer NOT NULL DEFAULT 0
+        view_count integer NOT NULL DEFAULT 0
       )`);
     // The feed (published, newest first), the admin list by status, and the schedule job.
     await db.query(sql.unsafe`

@@ -18,6 +18,7 @@ const row = z
     comments_enabled: z.boolean(),
     comment_interval_seconds: z.number(),
     comment_burst: z.number(),
+    auto_hide_reports: z.number(),
     created_at: z.coerce.date(),
     updated_at: z.coerce.date(),
   })
@@ -29,12 +30,13 @@ const row = z
     allowedReactions: r.allowed_reactions,
     commentsEnabled: r.comments_enabled,
     commentRate: { intervalSeconds: r.comment_interval_seconds, burst: r.comment_burst },
+    autoHideReports: r.auto_hide_reports,
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),
   }));
 
 const columns = sql.fragment`id, title, description, avatar_url, allowed_reactions, comments_enabled,
-  comment_interval_seconds, comment_burst, created_at, updated_at`;
+  comment_interval_seconds, comment_burst, auto_hide_reports, created_at, updated_at`;
 
 /** Every channel, oldest first (a service has a handful). */
 export async function listChannels(db: CommonQueryMethods): Promise<readonly ChannelView[]> {

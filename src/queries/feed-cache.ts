@@ -4,11 +4,12 @@ import type { DatabasePool } from '../db/pool.ts';
 import type { ReadVersions } from '../projections/read-version.ts';
 import { asSeenBy, publishedPosts, reactionsOf, type SharedPage, type SharedPost } from './feed.ts';
 
-// The projections whose tables make up a feed page: posts (with their parts, views and comment counts)
-// and reactions. A user's own reactions depend on the second only, so the stream of views moving the
-// posts' counts does not make every reader's reactions be read again.
+// The projections whose tables make up a feed page: posts (with their parts and views), reactions, and
+// comments (their counts). A user's own reactions depend on reactions only, so the stream of views moving
+// the posts' counts does not make every reader's reactions be read again.
 const POSTS = 'posts';
 const REACTIONS = 'reactions';
+const COMMENTS = 'comments';
 
 export interface FeedPageRequest {
   readonly channelId: string;
@@ -111,7 +112,9 @@ export function createFeedCache(pool: DatabasePool, versions: ReadVersions): Fee
     async page(request) {
       const version = await versions.fresh();
       const where = `${request.channelId}\n${request.limit}\n${request.before ?? ''}`;
-      const page = await pages.fetch(`${version.of(POSTS, REACTIONS)}\n${where}`, { context: request });
+      const page = await pages.fetch(`${version.of(POSTS, REACTIONS, COMMENTS)}\n${where}`, {
+        context: request,
+      });
       if (!page) throw new Error('feed cache: no page');
       const own = await mine.fetch(`${version.of(REACTIONS)}\n${page.ids}\n${request.userId}`, {
         context: { userId: request.userId, page },

@@ -48,7 +48,8 @@ export function asSeenBy({ counts, ...post }: SharedPost, mine: readonly string[
 }
 
 const select = sql.fragment`
-  SELECT p.id, p.channel_id, p.text, p.published_at, p.edited_at, p.view_count, p.comment_count,
+  SELECT p.id, p.channel_id, p.text, p.published_at, p.edited_at, p.view_count,
+    COALESCE((SELECT n.count FROM post_comment_counts n WHERE n.post_id = p.id), 0) AS comment_count,
     p.comments_enabled,
     ${postPartsColumns},
     COALESCE((SELECT json_object_agg(c.emoji, c.count ORDER BY c.emoji)

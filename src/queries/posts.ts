@@ -42,7 +42,8 @@ export type AdminPostView = z.infer<typeof row>;
 
 const select = sql.fragment`
   SELECT p.id, p.channel_id, p.status, p.text, p.comments_enabled, p.publish_at, p.notify, p.published_at,
-    p.edited_at, p.created_at, p.updated_at, p.view_count, p.comment_count,
+    p.edited_at, p.created_at, p.updated_at, p.view_count,
+    COALESCE((SELECT n.count FROM post_comment_counts n WHERE n.post_id = p.id), 0) AS comment_count,
     ${postPartsColumns}
   FROM channel_posts p`;
 

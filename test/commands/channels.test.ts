@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { channelDecider } from '../../src/commands/channels.ts';
-import { type ChannelEvent, type ChannelSettings, emojiSchema } from '../../src/events/channels.ts';
+import {
+  type ChannelEvent,
+  type ChannelSettings,
+  channelCreated,
+  DEFAULT_AUTO_HIDE_REPORTS,
+  emojiSchema,
+} from '../../src/events/channels.ts';
 import { specFor } from '../support/decider.ts';
 
 const given = specFor(channelDecider);
@@ -13,6 +19,7 @@ const settings: ChannelSettings = {
   allowedReactions: ['👍', '❤️'],
   commentsEnabled: true,
   commentRate: { intervalSeconds: 10, burst: 3 },
+  autoHideReports: 3,
 };
 const created: ChannelEvent = { type: 'channelCreated', data: { ...settings, at: T0 } };
 
@@ -64,5 +71,13 @@ describe('reaction emoji', () => {
   });
   it.each(['a', ':+1:', '👍👍', '👍👍x', '', ' 👍', '<script>'])('refuses %j', (text) => {
     expect(emojiSchema.safeParse(text).success).toBe(false);
+  });
+});
+
+describe('channel events recorded before the report rule', () => {
+  it('read as having its default threshold', () => {
+    const { autoHideReports: _, ...before } = settings;
+    const parsed = channelCreated.shape.data.parse({ ...before, at: T0 });
+    expect(parsed.autoHideReports).toBe(DEFAULT_AUTO_HIDE_REPORTS);
   });
 });

@@ -4,7 +4,11 @@ import { z } from 'zod';
 import { handleChannelCommand } from '../../../commands/channels.ts';
 import { notFound } from '../../../commands/errors.ts';
 import type { DatabasePool } from '../../../db/pool.ts';
-import { channelSettingsSchema, commentRateSchema } from '../../../events/channels.ts';
+import {
+  channelSettingsSchema,
+  commentRateSchema,
+  DEFAULT_AUTO_HIDE_REPORTS,
+} from '../../../events/channels.ts';
 import type { Position } from '../../../events/envelope.ts';
 import type { EventStore } from '../../../events/store/port.ts';
 import type { ProjectionWaiter } from '../../../projections/progress.ts';
@@ -34,6 +38,7 @@ const createBody = z
     commentsEnabled: settings.commentsEnabled.default(true),
     // API.md's default slow mode: one comment per 10 s with a burst of 3.
     commentRate: commentRateSchema.default({ intervalSeconds: 10, burst: 3 }),
+    autoHideReports: settings.autoHideReports.default(DEFAULT_AUTO_HIDE_REPORTS),
   })
   .meta({ id: 'ChannelCreation' });
 const patchBody = z
@@ -44,6 +49,7 @@ const patchBody = z
     allowedReactions: settings.allowedReactions.optional(),
     commentsEnabled: settings.commentsEnabled.optional(),
     commentRate: commentRateSchema.optional(),
+    autoHideReports: settings.autoHideReports.optional(),
   })
   .refine((b) => Object.keys(b).length > 0, 'name at least one setting')
   .meta({ id: 'ChannelPatch' });

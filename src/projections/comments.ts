@@ -1,0 +1,173 @@
+import { type CommonQueryMethods, sql } from 'slonik';
+import { z } from 'zod';
+import {
+  COMMENTS_CATEGORY,
+  type CommentEvent,
+  commentEventSchema,
+  commentOfStream,
+} from '../events/comments.ts';
+import type { RecordedEvent } from '../events/envelope.ts';
+import type { Projection, Tables } from './projection.ts';
+
+type CommentTable = 'channel_comments' | 'comment_attachments' | 'comment_reports' | 'post_comment_counts';
+type CommentTables = Tables<CommentTable>;
+
+/**
+ * What clients and moderators read of comments: `channel_comments` (with a per-projection change counter
+ * for the poll's `since` cursor), `comment_attachments`, `comment_reports` and `post_comment_counts`
+ * (visible comments per post, for the feed).
+ *
+ * `change_seq` is the order in which this projection changed rows: max + 1 of the table, assigned by the
+ * projection's single writer. It depends only on the order of the log, so a rebuild gives every row the
+ * same number and clients' cursors survive it.
+ */
+export const commentsProjection: Projection<CommentTable> = {
+  name: 'comments',
+  version: 1,
+  categories: [COMMENTS_CATEGORY],
+  tables: ['channel_comments', 'comment_attachments', 'comment_reports', 'post_comment_counts'],
+
+  async createTables(db, tables) {
+    const { channel_comments: comments, comment_reports: reports } = tables;
+    await db.query(sql.unsafe`
+      CREATE TABLE ${comments} (
+        id uuid PRIMARY KEY,
+        channel_id uuid NOT NULL,
+        post_id uuid NOT NULL,
+        author_id text NOT NULL,
+        text text NOT NULL,
+        status text NOT NULL,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        change_seq bigint NOT NULL UNIQUE
+      )`);
+    // The poll (a post's changes after a cursor; the latest visible page) and the admin list.
+    await db.query(sql.unsafe`CREATE INDEX ON ${comments} (post_id, change_seq)`);
+    await db.query(
+      sql.unsafe`CREATE INDEX ON ${comments} (post_id, created_at DESC, id DESC) WHERE status = 'visible'`,
+    );
+    await db.query(sql.unsafe`CREATE INDEX ON ${comments} (channel_id, created_at DESC, id DESC)`);
+    await db.query(sql.unsafe`
+      CREATE TABLE ${tables.comment_attachments} (
+        comment_id uuid PRIMARY KEY,
+        storage_key text NOT NULL,
+        content_type text NOT NULL,
+        size bigint NOT NULL,
+        width integer,
+        height integer
+      )`);
+    await db.query(sql.unsafe`
+      CREATE TABLE ${reports} (
+        id uuid PRIMARY KEY,
+        comment_id uuid NOT NULL,
+        channel_id uuid NOT NULL,
+        post_id uuid NOT NULL,
+        reporter_id text NOT NULL,
+        reason text NOT NULL,
+        note text,
+        status text NOT NULL,
+        action text,
+        resolved_by_type text,
+        resolved_by_id text,
+        created_at timestamptz NOT NULL,
+        resolved_at timestamptz,
+        UNIQUE (comment_id, reporter_id)
+      )`);
+    await db.query(sql.unsafe`CREATE INDEX ON ${reports} (status, created_at, id)`);
+    await db.query(sql.unsafe`
+      CREATE TABLE ${tables.post_comment_counts} (
+        post_id uuid PRIMARY KEY,
+        count integer NOT NULL CHECK (count >= 0)
+      )`);
+  },
+
+  async apply(db, events, tables) {
+    let seq = await db.oneFirst(sql.type(z.object({ seq: z.coerce.number() }))`
+      SELECT COALESCE(max(change_seq), 0) AS seq FROM ${tables.channel_comments}`);
+    for (const recorded of events) {
+      seq += 1;
+      await applyOne(db, tables, recorded, seq);
+    }
+  },
+};
+
+/** +1 when a comment becomes visible, -1 when it stops being so. */
+function visibleDelta(event: CommentEvent): number {
+  switch (event.type) {
+    case 'commentPosted':
+    case 'commentUnhidden':
+      return 1;
+    case 'commentHidden':
+    case 'commentAutoHidden':
+      return -1;
+    case 'commentDeleted':
+    case 'commentDeletedByAuthor':
+      return event.data.previousStatus === 'visible' ? -1 : 0;
+    case 'commentReported':
+    case 'reportsResolved':
+      return 0;
+  }
+}
+
+function statusAfter(event: CommentEvent): string | null {
+  switch (event.type) {
+    case 'commentHidden':
+    case 'commentAutoHidden':
+      return 'hidden';
+    case 'commentUnhidden':
+      return 'visible';
+    case 'commentDeleted':
+    case 'commentDeletedByAuthor':
+      return 'deleted';
+    default:
+      return null;
+  }
+}
+
+async function applyOne(
+  db: CommonQueryMethods,
+  tables: CommentTables,
+  recorded: RecordedEvent,
+  seq: number,
+): Promise<void> {
+  const event = commentEventSchema.parse({ type: recorded.type, data: recorded.data });
+  const id = commentOfStream(recorded.streamName);
+  const { channel_comments: comments, comment_reports: reports } = tables;
+  if (event.type === 'commentPosted') {
+    const { channelId, postId, authorId, text, image, at } = event.data;
+    await db.query(sql.unsafe`
+      INSERT INTO ${comments} (id, channel_id, post_id, author_id, text, status, created_at, updated_at, change_seq)
+      VALUES (${id}, ${channelId}, ${postId}, ${authorId}, ${text}, 'visible', ${at}, ${at}, ${seq})`);
+    if (image) {
+      await db.query(sql.unsafe`
+        INSERT INTO ${tables.comment_attachments} (comment_id, storage_key, content_type, size, width, height)
+        VALUES (${id}, ${image.storageKey}, ${image.contentType}, ${image.size}, ${image.width ?? null},
+          ${image.height ?? null})`);
+    }
+  } else if (event.type === 'commentReported') {
+    const { reportId, reporterId, reason, note, at } = event.data;
+    await db.query(sql.unsafe`
+      INSERT INTO ${reports} (id, comment_id, channel_id, post_id, reporter_id, reason, note, status, created_at)
+      SELECT ${reportId}, c.id, c.channel_id, c.post_id, ${reporterId}, ${reason}, ${note ?? null}, 'open', ${at}
+      FROM ${comments} c WHERE c.id = ${id}`);
+  } else if (event.type === 'reportsResolved') {
+    const { reportIds, action, by, at } = event.data;
+    await db.query(sql.unsafe`
+      UPDATE ${reports} SET status = 'resolved', action = ${action}, resolved_by_type = ${by.type},
+        resolved_by_id = ${by.id}, resolved_at = ${at}
+      WHERE id = ANY (${sql.array(reportIds, 'uuid')})`);
+  }
+  const status = statusAfter(event);
+  if (status !== null) {
+    await db.query(sql.unsafe`
+      UPDATE ${comments} SET status = ${status}, updated_at = ${event.data.at}, change_seq = ${seq}
+      WHERE id = ${id}`);
+  }
+  const delta = visibleDelta(event);
+  if (delta !== 0) {
+    await db.query(sql.unsafe`
+      INSERT INTO ${tables.post_comment_counts} (post_id, count)
+      SELECT post_id, ${Math.max(delta, 0)} FROM ${comments} WHERE id = ${id}
+      ON CONFLICT (post_id) DO UPDATE SET count = ${tables.post_comment_counts}.count + ${delta}`);
+  }
+}
