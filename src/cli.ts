@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { adminsUsage, runAdminsCommand } from './cli/admins.ts';
 import { openCliDatabase } from './cli/database.ts';
+import { moderationUsage, runModerationCommand } from './cli/moderation.ts';
 import { projectionsUsage, runProjectionsCommand } from './cli/projections.ts';
 import { loadConfig } from './config.ts';
 import { migrate } from './db/migrate.ts';
@@ -17,6 +18,7 @@ Commands:
                                print a client session JWT signed with JWT_SECRET (not in production)
 ${adminsUsage}
 ${projectionsUsage}
+${moderationUsage}
 `;
 
 async function runMigrate(): Promise<void> {
@@ -57,6 +59,11 @@ try {
     case 'projections': {
       const config = loadConfig();
       await runProjectionsCommand(config, createLogger(config.LOG_LEVEL), rest);
+      break;
+    }
+    case 'moderation': {
+      const config = loadConfig();
+      await runModerationCommand(config, createLogger(config.LOG_LEVEL), rest);
       break;
     }
     default:

@@ -1,5 +1,9 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import { migrate } from '../db/migrate.ts';
+import { createDatabasePool, type DatabasePool } from '../db/pool.ts';
+import { createEventStore } from '../event-sourcing.ts';
+import type { EventStore } from '../events/store/port.ts';
 import { attachToRunningEmbeddedPostgres, startEmbeddedPostgres } from '../db/embedded.ts';
 
 export interface CliDatabase {
@@ -22,4 +26,33 @@ export async function openCliDatabase(
   if (attached) return { url: attached, release: none };
   const embedded = await startEmbeddedPostgres(config.DATA_DIR, logger);
   return { url: embedded.url, release: () => embedded.stop() };
+}
+
+/** What an operator command that reads or writes the service's data works with. */
+export interface CliSession {
+  readonly url: string;
+  readonly pool: DatabasePool;
+  readonly store: EventStore;
+}
+
+/** Opens the database (migrated) and the event store for `body`, and closes them after. */
+export async function withSession(
+  config: Config,
+  logger: Logger,
+  body: (s: CliSession) => Promise<void>,
+): Promise<void> {
+  const database = await openCliDatabase(config, logger);
+  try {
+    await migrate(database.url, logger);
+    const pool = await createDatabasePool(database.url, { maximumPoolSize: 3 });
+    const store = createEventStore({ config, databaseUrl: database.url, logger });
+    try {
+      await body({ url: database.url, pool, store });
+    } finally {
+      await store.close();
+      await pool.end();
+    }
+  } finally {
+    await database.release();
+  }
 }

@@ -4,15 +4,11 @@ import type { Logger } from 'pino';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import { migrate } from '../db/migrate.ts';
-import { createDatabasePool, type DatabasePool } from '../db/pool.ts';
-import { createEventStore } from '../event-sourcing.ts';
-import type { EventStore } from '../events/store/port.ts';
 import { allProjections, projectionNamed } from '../projections/index.ts';
 import { resumeProjection } from '../projections/checkpoints.ts';
 import type { Projection } from '../projections/projection.ts';
 import { rebuildProjection } from '../projections/rebuild.ts';
-import { openCliDatabase } from './database.ts';
+import { type CliSession as Session, withSession } from './database.ts';
 
 export const projectionsUsage = `  projections status           each projection's live generation, position and state
   projections resume <name>    let a failed projection try its failed event again (after a fix)
@@ -20,29 +16,6 @@ export const projectionsUsage = `  projections status           each projection'
                                generation, then switch the service over to it (${allProjections
                                  .map((p) => p.name)
                                  .join(', ')})`;
-
-interface Session {
-  readonly url: string;
-  readonly pool: DatabasePool;
-  readonly store: EventStore;
-}
-
-async function withSession(config: Config, logger: Logger, body: (s: Session) => Promise<void>) {
-  const database = await openCliDatabase(config, logger);
-  try {
-    await migrate(database.url, logger);
-    const pool = await createDatabasePool(database.url, { maximumPoolSize: 3 });
-    const store = createEventStore({ config, databaseUrl: database.url, logger });
-    try {
-      await body({ url: database.url, pool, store });
-    } finally {
-      await store.close();
-      await pool.end();
-    }
-  } finally {
-    await database.release();
-  }
-}
 
 function named(name: string | undefined): Projection {
   const projection = name === undefined ? undefined : projectionNamed(name);

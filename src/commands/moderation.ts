@@ -12,7 +12,7 @@ import { type CommandContext, type Decider, eventMetadata, handleCommand } from 
 
 export interface ModerationState {
   /** Bans by user: `until` null lasts until lifted. An expired ban stays here but no longer counts. */
-  readonly bans: ReadonlyMap<string, { readonly until: string | null }>;
+  readonly bans: ReadonlyMap<string, { readonly until: string | null; readonly reason: string }>;
   readonly moderators: ReadonlySet<string>;
 }
 
@@ -48,7 +48,13 @@ export const initialModerationState: ModerationState = { bans: new Map(), modera
 function evolve(state: ModerationState, event: ModerationEvent): ModerationState {
   switch (event.type) {
     case 'userBanned':
-      return { ...state, bans: new Map(state.bans).set(event.data.userId, { until: event.data.until }) };
+      return {
+        ...state,
+        bans: new Map(state.bans).set(event.data.userId, {
+          until: event.data.until,
+          reason: event.data.reason,
+        }),
+      };
     case 'banLifted': {
       const bans = new Map(state.bans);
       bans.delete(event.data.userId);

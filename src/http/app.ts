@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { hkdfSync, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
@@ -40,6 +40,10 @@ export interface AppDependencies {
 }
 
 const MIB = 1024 * 1024;
+
+/** A key of its own for one purpose, from a secret the service holds (so no new setting is needed). */
+const deriveKey = (secret: string, purpose: string): string =>
+  Buffer.from(hkdfSync('sha256', secret, '', purpose, 32)).toString('hex');
 /** JSON bodies are small; uploads get their own, larger limit on their own routes. */
 const BODY_LIMIT_BYTES = MIB;
 const requestIdPattern = /^[\w.-]{1,128}$/;
@@ -98,6 +102,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     uploadCaps,
     feedPollMs: config.POLL_FEED_MS,
     versions: createReadVersions(deps.pool),
+    commentHashKey: deriveKey(config.FILE_URL_SECRET, 'comment-rejection-hash'),
     client: {
       poll: { chatMs: config.POLL_CHAT_MS, commentsMs: config.POLL_COMMENTS_MS },
       limits: {

@@ -84,9 +84,10 @@ export const commentsProjection: Projection<CommentTable> = {
   async apply(db, events, tables) {
     let seq = await db.oneFirst(sql.type(z.object({ seq: z.coerce.number() }))`
       SELECT COALESCE(max(change_seq), 0) AS seq FROM ${tables.channel_comments}`);
+    // Only events that change a comment's row take a number, so the numbering does not depend on where
+    // batches happen to end.
     for (const recorded of events) {
-      seq += 1;
-      await applyOne(db, tables, recorded, seq);
+      if (await applyOne(db, tables, recorded, seq + 1)) seq += 1;
     }
   },
 };
@@ -129,7 +130,7 @@ async function applyOne(
   tables: CommentTables,
   recorded: RecordedEvent,
   seq: number,
-): Promise<void> {
+): Promise<boolean> {
   const event = commentEventSchema.parse({ type: recorded.type, data: recorded.data });
   const id = commentOfStream(recorded.streamName);
   const { channel_comments: comments, comment_reports: reports } = tables;
@@ -144,6 +145,8 @@ async function applyOne(
         VALUES (${id}, ${image.storageKey}, ${image.contentType}, ${image.size}, ${image.width ?? null},
           ${image.height ?? null})`);
     }
+    await countVisible(db, tables, id, 1);
+    return true;
   } else if (event.type === 'commentReported') {
     const { reportId, reporterId, reason, note, at } = event.data;
     await db.query(sql.unsafe`
@@ -157,17 +160,24 @@ async function applyOne(
         resolved_by_id = ${by.id}, resolved_at = ${at}
       WHERE id = ANY (${sql.array(reportIds, 'uuid')})`);
   }
+  await countVisible(db, tables, id, visibleDelta(event));
   const status = statusAfter(event);
-  if (status !== null) {
-    await db.query(sql.unsafe`
-      UPDATE ${comments} SET status = ${status}, updated_at = ${event.data.at}, change_seq = ${seq}
-      WHERE id = ${id}`);
-  }
-  const delta = visibleDelta(event);
-  if (delta !== 0) {
-    await db.query(sql.unsafe`
-      INSERT INTO ${tables.post_comment_counts} (post_id, count)
-      SELECT post_id, ${Math.max(delta, 0)} FROM ${comments} WHERE id = ${id}
-      ON CONFLICT (post_id) DO UPDATE SET count = ${tables.post_comment_counts}.count + ${delta}`);
-  }
+  if (status === null) return false;
+  await db.query(sql.unsafe`
+    UPDATE ${comments} SET status = ${status}, updated_at = ${event.data.at}, change_seq = ${seq}
+    WHERE id = ${id}`);
+  return true;
+}
+
+async function countVisible(
+  db: CommonQueryMethods,
+  tables: CommentTables,
+  id: string,
+  delta: number,
+): Promise<void> {
+  if (delta === 0) return;
+  await db.query(sql.unsafe`
+    INSERT INTO ${tables.post_comment_counts} (post_id, count)
+    SELECT post_id, ${Math.max(delta, 0)} FROM ${tables.channel_comments} WHERE id = ${id}
+    ON CONFLICT (post_id) DO UPDATE SET count = ${tables.post_comment_counts}.count + ${delta}`);
 }

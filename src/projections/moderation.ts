@@ -83,10 +83,9 @@ export const moderationProjection: Projection<ModerationTable> = {
         occurred_at timestamptz NOT NULL
       )`);
     const events = tables.comment_moderation_events;
-    await db.query(sql.unsafe`CREATE INDEX ON ${events} (channel_id, occurred_at DESC, seq DESC)`);
-    await db.query(sql.unsafe`CREATE INDEX ON ${events} (comment_id, occurred_at DESC)`);
-    await db.query(sql.unsafe`CREATE INDEX ON ${events} (user_id, occurred_at DESC)`);
-    await db.query(sql.unsafe`CREATE INDEX ON ${events} (occurred_at DESC, seq DESC)`);
+    await db.query(sql.unsafe`CREATE INDEX ON ${events} (channel_id, seq DESC)`);
+    await db.query(sql.unsafe`CREATE INDEX ON ${events} (comment_id, seq DESC)`);
+    await db.query(sql.unsafe`CREATE INDEX ON ${events} (user_id, seq DESC)`);
     await db.query(sql.unsafe`
       CREATE TABLE ${tables.moderated_comments} (
         id uuid PRIMARY KEY,

@@ -8,6 +8,7 @@ import { roles, type Role } from '../../../src/auth/permissions.ts';
 import { installAdminHooks } from '../../../src/http/routes/admin/index.ts';
 import { adminCall, createTestAdmin, goodPassword, loginToken, uniqueEmail } from '../../support/admin.ts';
 import { TEST_SECRETS, useRunningApp } from '../../support/app.ts';
+import { commentAs, openReportOf, reportComment } from '../../support/comments.ts';
 import { type PostStep, postThrough } from '../../support/posts.ts';
 
 const used = useRunningApp();
@@ -202,6 +203,93 @@ const matrix: readonly {
     call: async () => ({ method: 'GET', path: `/admin/posts/${await postIn(['publish'])}/stats` }),
   },
   {
+    route: 'GET /admin/channels/{id}/comments',
+    allowed: ['owner', 'moderator'],
+    call: () => ({ method: 'GET', path: `/admin/channels/${channelId}/comments` }),
+  },
+  {
+    route: 'POST /admin/comments/{id}/hide',
+    allowed: ['owner', 'moderator'],
+    call: async () => ({
+      method: 'POST',
+      path: `/admin/comments/${await freshComment()}/hide`,
+      body: { reason: 'r' },
+    }),
+  },
+  {
+    route: 'POST /admin/comments/{id}/unhide',
+    allowed: ['owner', 'moderator'],
+    call: async () => ({ method: 'POST', path: `/admin/comments/${await freshComment()}/unhide` }),
+  },
+  {
+    route: 'DELETE /admin/comments/{id}',
+    allowed: ['owner', 'moderator'],
+    call: async () => ({
+      method: 'DELETE',
+      path: `/admin/comments/${await freshComment()}`,
+      body: { reason: 'r' },
+    }),
+  },
+  {
+    route: 'GET /admin/reports',
+    allowed: ['owner', 'moderator'],
+    call: () => ({ method: 'GET', path: '/admin/reports' }),
+  },
+  {
+    route: 'POST /admin/reports/{id}/resolve',
+    allowed: ['owner', 'moderator'],
+    call: async () => {
+      const commentId = await freshComment();
+      await reportComment(url(), channelId, await commentedPost(), commentId);
+      const reportId = await openReportOf(url(), tokens.get('owner') ?? '', commentId);
+      return { method: 'POST', path: `/admin/reports/${reportId}/resolve`, body: { action: 'dismiss' } };
+    },
+  },
+  {
+    route: 'GET /admin/channels/{id}/bans',
+    allowed: ['owner', 'moderator'],
+    call: () => ({ method: 'GET', path: `/admin/channels/${channelId}/bans` }),
+  },
+  {
+    route: 'POST /admin/channels/{id}/bans',
+    allowed: ['owner', 'moderator'],
+    call: () => ({
+      method: 'POST',
+      path: `/admin/channels/${channelId}/bans`,
+      body: { userId: `banned-${randomUUID()}`, reason: 'spam' },
+    }),
+  },
+  {
+    route: 'DELETE /admin/channels/{id}/bans/{userId}',
+    allowed: ['owner', 'moderator'],
+    call: () => ({ method: 'DELETE', path: `/admin/channels/${channelId}/bans/someone` }),
+  },
+  {
+    route: 'GET /admin/channels/{id}/moderators',
+    allowed: ['owner', 'moderator'],
+    call: () => ({ method: 'GET', path: `/admin/channels/${channelId}/moderators` }),
+  },
+  {
+    route: 'PUT /admin/channels/{id}/moderators/{userId}',
+    allowed: ['owner', 'moderator'],
+    call: () => ({ method: 'PUT', path: `/admin/channels/${channelId}/moderators/mod-${randomUUID()}` }),
+  },
+  {
+    route: 'DELETE /admin/channels/{id}/moderators/{userId}',
+    allowed: ['owner', 'moderator'],
+    call: () => ({ method: 'DELETE', path: `/admin/channels/${channelId}/moderators/someone` }),
+  },
+  {
+    route: 'GET /admin/moderation/events',
+    allowed: ['owner', 'moderator', 'auditor'],
+    call: () => ({ method: 'GET', path: '/admin/moderation/events' }),
+  },
+  {
+    route: 'GET /admin/moderation/replay',
+    allowed: ['owner', 'moderator', 'auditor'],
+    call: () => ({ method: 'GET', path: `/admin/moderation/replay?channelId=${channelId}` }),
+  },
+  {
     route: 'POST /admin/auth/logout-all',
     allowed: ALL,
     call: () => ({ method: 'POST', path: '/admin/auth/logout-all' }),
@@ -214,6 +302,12 @@ const pngForm = () => {
   form.append('file', new Blob([PNG]), 'picture.png');
   return form;
 };
+
+/** A published post of the matrix channel for comments, made once. */
+let commented: Promise<string> | undefined;
+const commentedPost = () => (commented ??= postIn(['publish']));
+/** A new comment on that post, by a new user. */
+const freshComment = async () => (await commentAs(url(), channelId, await commentedPost())).id;
 
 /** A fresh post of the matrix channel in the state a call needs, made by the owner. */
 const postIn = (steps: readonly PostStep[]) =>

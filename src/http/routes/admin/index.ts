@@ -15,6 +15,8 @@ import { adminsRoutes } from './admins.ts';
 import { auditLogRoutes } from './audit-log.ts';
 import { authRoutes } from './auth.ts';
 import { channelsRoutes } from './channels.ts';
+import { adminCommentsRoutes } from './comments.ts';
+import { moderationRoutes } from './moderation.ts';
 import { postsRoutes } from './posts.ts';
 import { reasonsRoutes } from './reasons.ts';
 
@@ -71,6 +73,8 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, options
   await app.register(auditLogRoutes, { pool });
   await app.register(reasonsRoutes, { pool });
   await app.register(channelsRoutes, { pool, store: options.store, waiter: options.waiter });
+  await app.register(adminCommentsRoutes, { pool, store: options.store, waiter: options.waiter });
+  await app.register(moderationRoutes, { pool, store: options.store, waiter: options.waiter });
   await app.register(postsRoutes, {
     pool,
     store: options.store,

@@ -8,6 +8,8 @@ import type { ReadVersions } from '../../../projections/read-version.ts';
 import { identify, requireUser } from '../../plugins/auth.ts';
 import { registerApiRateLimit } from '../../plugins/rate-limit.ts';
 import { channelRoutes } from './channel.ts';
+import { commentRoutes } from './comments.ts';
+import { slowMode } from '../../../comments/slow-mode.ts';
 import { type ClientConfig, configRoutes } from './config.ts';
 import { devicesRoutes } from './devices.ts';
 import { devtoolsRoutes } from './devtools.ts';
@@ -26,6 +28,8 @@ export interface ApiOptions {
   readonly uploadCaps: UploadCaps;
   readonly feedPollMs: number;
   readonly versions: ReadVersions;
+  /** Keys the hash that records a rejected comment. */
+  readonly commentHashKey: string;
   readonly devtools: { readonly enabled: boolean; readonly resetAll: boolean };
 }
 
@@ -54,6 +58,18 @@ export const apiRoutes: FastifyPluginAsync<ApiOptions> = async (app, options) =>
     storage: options.storage,
     feedPollMs: options.feedPollMs,
     versions: options.versions,
+  });
+  await app.register(commentRoutes, {
+    pool: options.pool,
+    store: options.store,
+    waiter: options.waiter,
+    storage: options.storage,
+    versions: options.versions,
+    slowMode: slowMode(options.redis),
+    hashKey: options.commentHashKey,
+    maxImageBytes: options.uploadCaps.image,
+    commentMaxLength: options.client.limits.commentMaxLength,
+    pollMs: options.client.poll.commentsMs,
   });
   await app.register(devicesRoutes, { pool: options.pool, store: options.store, waiter: options.waiter });
   if (options.devtools.enabled) {

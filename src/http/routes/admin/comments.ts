@@ -1,0 +1,265 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { handleComment } from '../../../commands/comments.ts';
+import { invalidTransition, notFound } from '../../../commands/errors.ts';
+import type { DatabasePool } from '../../../db/pool.ts';
+import { commentStatusSchema, reportActionSchema, reportReasonSchema } from '../../../events/comments.ts';
+import type { EventStore } from '../../../events/store/port.ts';
+import type { ProjectionWaiter } from '../../../projections/progress.ts';
+import { channelComments, type CommentRow, findReport, listReports } from '../../../queries/comments.ts';
+import { adminOf } from '../../plugins/admin-auth.ts';
+import { adminCommandContext } from '../../command-context.ts';
+import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
+import { problemSchema } from '../../problem.ts';
+import { adminErrors, adminSecurity, idParams } from './views.ts';
+
+export interface AdminCommentsRouteOptions {
+  readonly pool: DatabasePool;
+  readonly store: EventStore;
+  readonly waiter: ProjectionWaiter;
+}
+
+const adminCommentSchema = z
+  .object({
+    id: z.uuid(),
+    channelId: z.uuid(),
+    postId: z.uuid(),
+    author: z.object({ userId: z.string(), isModerator: z.boolean() }),
+    text: z.string(),
+    image: z
+      .object({
+        contentType: z.string(),
+        width: z.number().int().optional(),
+        height: z.number().int().optional(),
+      })
+      .optional(),
+    status: commentStatusSchema,
+    openReports: z.number().int(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'AdminComment' });
+
+const reportSchema = z
+  .object({
+    id: z.uuid(),
+    commentId: z.uuid(),
+    channelId: z.uuid(),
+    postId: z.uuid(),
+    reporterId: z.string(),
+    reason: reportReasonSchema,
+    note: z.string().optional(),
+    status: z.enum(['open', 'resolved']),
+    commentStatus: commentStatusSchema,
+    createdAt: z.iso.datetime(),
+    action: reportActionSchema.optional(),
+    resolvedAt: z.iso.datetime().optional(),
+    resolvedBy: z.object({ type: z.string(), id: z.string() }).optional(),
+  })
+  .meta({ id: 'CommentReport' });
+
+const keyset = z.string().regex(/^[^|]+\|[0-9a-f-]{36}$/);
+const listQuery = z.object({
+  status: commentStatusSchema.optional(),
+  postId: z.uuid().optional(),
+  reported: z.enum(['true', 'false']).optional(),
+  cursor: cursorParam(keyset).optional(),
+  limit: limitParam,
+});
+const reportsQuery = z.object({
+  status: z.enum(['open', 'resolved']).default('open'),
+  cursor: cursorParam(keyset).optional(),
+  limit: limitParam,
+});
+const reasonBody = z.strictObject({ reason: z.string().trim().min(1).max(500) });
+const tags = ['admin: moderation'];
+const security = adminSecurity;
+const COMMENT_PROJECTIONS = ['comments'];
+
+const splitKeyset = (cursor: string | undefined) => {
+  if (cursor === undefined) return undefined;
+  const [at = '', id = ''] = cursor.split('|');
+  return { at, id };
+};
+
+function adminCommentView(row: CommentRow & { readonly openReports: number }) {
+  return {
+    id: row.id,
+    channelId: row.channelId,
+    postId: row.postId,
+    author: { userId: row.authorId, isModerator: row.authorIsModerator },
+    text: row.text,
+    ...(row.image ? { image: row.image } : {}),
+    status: row.status,
+    openReports: row.openReports,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** API.md "Admin API > Moderation": channel comments, moderators' actions on them, the report queue. */
+export const adminCommentsRoutes: FastifyPluginAsyncZod<AdminCommentsRouteOptions> = async (app, options) => {
+  const { pool, store, waiter } = options;
+
+  app.get(
+    '/channels/:id/comments',
+    {
+      config: { access: 'comments.moderate' },
+      schema: {
+        tags,
+        security,
+        summary: "A channel's comments for moderators, newest first (every status unless filtered)",
+        params: idParams,
+        querystring: listQuery,
+        response: {
+          200: z
+            .object({ items: z.array(adminCommentSchema), nextCursor: z.string().nullable() })
+            .meta({ id: 'AdminCommentList' }),
+          400: problemSchema,
+          ...adminErrors,
+        },
+      },
+    },
+    async (request) => {
+      const { status, postId, reported, limit } = request.query;
+      const before = splitKeyset(request.query.cursor);
+      const rows = await channelComments(pool, request.params.id, {
+        status,
+        postId,
+        reported: reported === 'true',
+        before: before ? { createdAt: before.at, id: before.id } : undefined,
+        limit: limit + 1,
+      });
+      const items = rows.slice(0, limit);
+      const last = items.at(-1);
+      return {
+        items: items.map(adminCommentView),
+        nextCursor: rows.length > limit && last ? encodeCursor(`${last.createdAt}|${last.id}`) : null,
+      };
+    },
+  );
+
+  const moderation = [
+    { type: 'hide', method: 'POST', url: '/comments/:id/hide', reason: true, summary: 'Hides a comment' },
+    {
+      type: 'unhide',
+      method: 'POST',
+      url: '/comments/:id/unhide',
+      reason: false,
+      summary: 'Shows a hidden comment',
+    },
+    { type: 'delete', method: 'DELETE', url: '/comments/:id', reason: true, summary: 'Deletes a comment' },
+  ] as const;
+  for (const spec of moderation) {
+    app.route({
+      method: spec.method,
+      url: spec.url,
+      config: { access: 'comments.moderate', audit: { action: `comments.${spec.type}`, target: 'comment' } },
+      schema: {
+        tags,
+        security,
+        summary: `${spec.summary} (again: no change)`,
+        params: idParams,
+        ...(spec.reason ? { body: reasonBody } : {}),
+        response: {
+          204: z.null(),
+          400: problemSchema,
+          404: problemSchema,
+          409: problemSchema,
+          ...adminErrors,
+        },
+      },
+      handler: async (request, reply) => {
+        const by = { type: 'admin' as const, id: adminOf(request).id };
+        const at = new Date().toISOString();
+        const reason = spec.reason ? reasonBody.parse(request.body).reason : undefined;
+        if (reason) request.audit.detail = { reason };
+        const { id } = idParams.parse(request.params);
+        const command =
+          spec.type === 'unhide'
+            ? { type: spec.type, by, at }
+            : { type: spec.type, by, at, ...(reason ? { reason } : {}) };
+        const { position } = await handleComment(store, id, command, adminCommandContext(request));
+        await waiter.waitFor(COMMENT_PROJECTIONS, position);
+        return reply.code(204).send(null);
+      },
+    });
+  }
+
+  app.get(
+    '/reports',
+    {
+      config: { access: 'comments.moderate' },
+      schema: {
+        tags,
+        security,
+        summary: 'The report queue, the longest waiting first',
+        querystring: reportsQuery,
+        response: {
+          200: z
+            .object({ items: z.array(reportSchema), nextCursor: z.string().nullable() })
+            .meta({ id: 'CommentReportList' }),
+          400: problemSchema,
+          ...adminErrors,
+        },
+      },
+    },
+    async (request) => {
+      const { status, limit } = request.query;
+      const after = splitKeyset(request.query.cursor);
+      const rows = await listReports(
+        pool,
+        status,
+        limit + 1,
+        after ? { createdAt: after.at, id: after.id } : null,
+      );
+      const items = rows.slice(0, limit);
+      const last = items.at(-1);
+      return {
+        items: [...items],
+        nextCursor: rows.length > limit && last ? encodeCursor(`${last.createdAt}|${last.id}`) : null,
+      };
+    },
+  );
+
+  app.post(
+    '/reports/:id/resolve',
+    {
+      config: { access: 'comments.moderate', audit: { action: 'reports.resolve', target: 'report' } },
+      schema: {
+        tags,
+        security,
+        summary:
+          'Resolves a report, and with it every open report on that comment (hide and delete also act)',
+        params: idParams,
+        body: z.strictObject({ action: reportActionSchema }),
+        response: {
+          200: reportSchema,
+          400: problemSchema,
+          404: problemSchema,
+          409: problemSchema,
+          ...adminErrors,
+        },
+      },
+    },
+    async (request) => {
+      const report = await findReport(pool, request.params.id);
+      if (!report) throw notFound('No such report.');
+      if (report.status !== 'open') throw invalidTransition('The report is resolved already.');
+      const { action } = request.body;
+      request.audit.detail = { action, commentId: report.commentId };
+      const by = { type: 'admin' as const, id: adminOf(request).id };
+      const command = { type: 'resolveReports' as const, action, by, at: new Date().toISOString() };
+      const { position } = await handleComment(
+        store,
+        report.commentId,
+        command,
+        adminCommandContext(request),
+      );
+      await waiter.waitFor(COMMENT_PROJECTIONS, position);
+      const resolved = await findReport(pool, report.id);
+      if (!resolved) throw notFound('No such report.');
+      return resolved;
+    },
+  );
+};

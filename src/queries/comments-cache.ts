@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { DatabasePool } from '../db/pool.ts';
+import type { ReadVersions } from '../projections/read-version.ts';
+import { commentChanges, type CommentRow, commentTarget, latestComments } from './comments.ts';
+import { isCommentModerator } from './moderation.ts';
+
+export interface CommentPollRequest {
+  readonly channelId: string;
+  readonly postId: string;
+  readonly userId: string;
+  /** The change counter the client has seen; null for the latest page. */
+  readonly since: number | null;
+  readonly limit: number;
+}
+
+/** A tombstone for a comment the reader may not (or no longer) see. */
+export interface Tombstone {
+  readonly id: string;
+  readonly status: 'hidden' | 'deleted';
+}
+
+export interface CommentPollAnswer {
+  /** An entity tag over everything this reader gets, known without building the page. */
+  readonly etag: string;
+  /** The change counter to poll from next. */
+  readonly next: number;
+  readonly viewerIsModerator: boolean;
+  /** Whole comments this reader may see, and tombstones for the rest, in the page's order. */
+  readonly items: readonly (CommentRow | Tombstone)[];
+}
+
+export interface CommentsCache {
+  /** Null when clients cannot see the post in that channel. */
+  poll(request: CommentPollRequest): Promise<CommentPollAnswer | null>;
+}
+
+interface CachedPage {
+  readonly rows: readonly CommentRow[];
+  readonly next: number;
+  readonly hash: string;
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
+
+/**
+ * An open comment thread polls every few seconds, and most polls find nothing new. As with the feed
+ * (decision 014), answers are cached under the read version of the projections they come from, so a poll
+ * that changes nothing costs the shared checkpoint read and a few map lookups, and sees every change
+ * committed before it arrived, on any replica:
+ * - whether the post is visible: `posts` and `channels`;
+ * - whether the reader moderates the channel (and so sees hidden comments): `moderation`;
+ * - the page itself, the same for every reader of one kind: `comments` and `moderation` (authors' badges).
+ * The reader's own part (`mine`) is found in the page, not read.
+ */
+export function createCommentsCache(pool: DatabasePool, versions: ReadVersions): CommentsCache {
+  const targets = new LRUCache<string, { readonly visible: boolean }, CommentPollRequest>({
+    max: 20_000,
+    ttl: 60_000,
+    fetchMethod: async (_k, _s, { context: { channelId, postId } }) => ({
+      visible: (await commentTarget(pool, channelId, postId)) !== null,
+    }),
+  });
+  const moderators = new LRUCache<string, { readonly is: boolean }, CommentPollRequest>({
+    max: 50_000,
+    ttl: 60_000,
+    fetchMethod: async (_k, _s, { context: { channelId, userId } }) => ({
+      is: await isCommentModerator(pool, channelId, userId),
+    }),
+  });
+  const pages = new LRUCache<
+    string,
+    CachedPage,
+    { readonly request: CommentPollRequest; readonly withHidden: boolean }
+  >({
+    max: 5_000,
+    ttl: 60_000,
+    fetchMethod: async (_k, _s, { context: { request, withHidden } }) => {
+      const { postId, since, limit } = request;
+      const page =
+        since === null
+          ? await latestComments(pool, postId, limit, withHidden)
+          : await changesAfter(pool, postId, since, limit);
+      return { rows: page.items, next: page.head, hash: digest(JSON.stringify(page)) };
+    },
+  });
+
+  return {
+    async poll(request) {
+      const version = await versions.fresh();
+      const { channelId, postId, userId } = request;
+      const target = await targets.fetch(`${version.of('posts', 'channels')}\n${channelId}\n${postId}`, {
+        context: request,
+      });
+      if (!target?.visible) return null;
+      const moderator = await moderators.fetch(`${version.of('moderation')}\n${channelId}\n${userId}`, {
+        context: request,
+      });
+      const withHidden = moderator?.is ?? false;
+      const key = `${version.of('comments', 'moderation')}\n${postId}\n${request.since ?? ''}\n${request.limit}\n${withHidden}`;
+      const page = await pages.fetch(key, { context: { request, withHidden } });
+      if (!page) throw new Error('comments cache: no page');
+      const items = page.rows.map((row): CommentRow | Tombstone =>
+        row.status === 'visible' || (row.status === 'hidden' && withHidden)
+          ? row
+          : { id: row.id, status: row.status },
+      );
+      const mine = page.rows.flatMap((row, i) => (row.authorId === userId ? [i] : []));
+      return {
+        etag: `W/"${page.hash}.${withHidden ? 'm' : 'r'}${mine.length === 0 ? '' : `.${digest(mine.join())}`}"`,
+        next: page.next,
+        viewerIsModerator: withHidden,
+        items,
+      };
+    },
+  };
+}
+
+/** A post's changes after `since`; the cursor stays where it was when there are none. */
+async function changesAfter(pool: DatabasePool, postId: string, since: number, limit: number) {
+  const items = await commentChanges(pool, postId, since, limit);
+  return { items, head: items.at(-1)?.changeSeq ?? since };
+}

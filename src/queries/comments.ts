@@ -1,0 +1,227 @@
+import { type CommonQueryMethods, sql } from 'slonik';
+import { z } from 'zod';
+import { commentStatusSchema, reportActionSchema, reportReasonSchema } from '../events/comments.ts';
+import { isoInstant } from './post-parts.ts';
+
+const row = z
+  .object({
+    id: z.string(),
+    channel_id: z.string(),
+    post_id: z.string(),
+    author_id: z.string(),
+    author_is_moderator: z.boolean(),
+    text: z.string(),
+    status: commentStatusSchema,
+    created_at: isoInstant,
+    updated_at: isoInstant,
+    change_seq: z.coerce.number(),
+    image_content_type: z.string().nullable(),
+    image_width: z.number().nullable(),
+    image_height: z.number().nullable(),
+  })
+  .transform((r) => ({
+    id: r.id,
+    channelId: r.channel_id,
+    postId: r.post_id,
+    authorId: r.author_id,
+    authorIsModerator: r.author_is_moderator,
+    text: r.text,
+    status: r.status,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    changeSeq: r.change_seq,
+    image:
+      r.image_content_type === null
+        ? null
+        : {
+            contentType: r.image_content_type,
+            ...(r.image_width === null ? {} : { width: r.image_width }),
+            ...(r.image_height === null ? {} : { height: r.image_height }),
+          },
+  }));
+/** A comment as the read table holds it, with whether its author moderates the channel. */
+export type CommentRow = z.infer<typeof row>;
+
+const columns = sql.fragment`
+  c.id, c.channel_id, c.post_id, c.author_id, c.text, c.status, c.created_at, c.updated_at, c.change_seq,
+  EXISTS (SELECT 1 FROM comment_moderators m WHERE m.channel_id = c.channel_id AND m.user_id = c.author_id)
+    AS author_is_moderator,
+  a.content_type AS image_content_type, a.width AS image_width, a.height AS image_height`;
+const from = sql.fragment`FROM channel_comments c LEFT JOIN comment_attachments a ON a.comment_id = c.id`;
+const select = sql.fragment`SELECT ${columns} ${from}`;
+
+/** A post's comments changed after `since` (the change counter), in change order. */
+export async function commentChanges(
+  db: CommonQueryMethods,
+  postId: string,
+  since: number,
+  limit: number,
+): Promise<readonly CommentRow[]> {
+  return db.any(sql.type(row)`
+    ${select} WHERE c.post_id = ${postId} AND c.change_seq > ${since}
+    ORDER BY c.change_seq LIMIT ${limit}`);
+}
+
+/**
+ * The latest page of a post's comments (visible ones; hidden ones too for moderators), oldest first, and
+ * the post's change counter as it stood when they were read: the poll's next `since`.
+ */
+export async function latestComments(
+  db: CommonQueryMethods,
+  postId: string,
+  limit: number,
+  withHidden: boolean,
+): Promise<{ readonly items: readonly CommentRow[]; readonly head: number }> {
+  return db.transaction(async (tx) => {
+    // One snapshot for both reads, so no change falls between the page and its cursor.
+    await tx.query(sql.unsafe`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`);
+    const statuses = withHidden ? ['visible', 'hidden'] : ['visible'];
+    const items = await tx.any(sql.type(row)`
+      SELECT * FROM (
+        ${select} WHERE c.post_id = ${postId} AND c.status = ANY (${sql.array(statuses, 'text')})
+        ORDER BY c.created_at DESC, c.id DESC LIMIT ${limit}
+      ) latest ORDER BY created_at, id`);
+    const head = await tx.oneFirst(sql.type(z.object({ head: z.coerce.number() }))`
+      SELECT COALESCE(max(change_seq), 0) AS head FROM channel_comments WHERE post_id = ${postId}`);
+    return { items, head };
+  });
+}
+
+export async function findComment(db: CommonQueryMethods, id: string): Promise<CommentRow | null> {
+  return db.maybeOne(sql.type(row)`${select} WHERE c.id = ${id}`);
+}
+
+/** Where a comment's image is, for serving it. */
+export async function commentImage(db: CommonQueryMethods, commentId: string) {
+  return db.maybeOne(
+    sql.type(
+      z.object({ storage_key: z.string(), content_type: z.string(), size: z.coerce.number() }),
+    )`SELECT storage_key, content_type, size FROM comment_attachments WHERE comment_id = ${commentId}`,
+  );
+}
+
+export interface ChannelCommentFilter {
+  readonly status?: 'visible' | 'hidden' | 'deleted' | undefined;
+  readonly postId?: string | undefined;
+  /** Only comments with an open report. */
+  readonly reported?: boolean | undefined;
+  /** `<createdAt>|<id>` of the last comment of the previous page. */
+  readonly before?: { readonly createdAt: string; readonly id: string } | undefined;
+  readonly limit: number;
+}
+
+/** A channel's comments for moderators, newest first, with their open report counts. */
+export async function channelComments(
+  db: CommonQueryMethods,
+  channelId: string,
+  filter: ChannelCommentFilter,
+): Promise<readonly (CommentRow & { readonly openReports: number })[]> {
+  const conditions = [
+    sql.fragment`c.channel_id = ${channelId}`,
+    ...(filter.status ? [sql.fragment`c.status = ${filter.status}`] : []),
+    ...(filter.postId ? [sql.fragment`c.post_id = ${filter.postId}`] : []),
+    ...(filter.before
+      ? [
+          sql.fragment`(c.created_at, c.id) < (${filter.before.createdAt}::timestamptz, ${filter.before.id}::uuid)`,
+        ]
+      : []),
+  ];
+  const reportCount = sql.fragment`
+    (SELECT count(*) FROM comment_reports r WHERE r.comment_id = c.id AND r.status = 'open')`;
+  if (filter.reported) conditions.push(sql.fragment`${reportCount} > 0`);
+  const withReports = row.and(z.object({ open_reports: z.coerce.number() })).transform((r) => {
+    const { open_reports: openReports, ...comment } = r;
+    return { ...comment, openReports };
+  });
+  return db.any(sql.type(withReports)`
+    SELECT ${columns}, ${reportCount} AS open_reports ${from}
+    WHERE ${sql.join(conditions, sql.fragment` AND `)}
+    ORDER BY c.created_at DESC, c.id DESC LIMIT ${filter.limit}`);
+}
+
+const reportRow = z
+  .object({
+    id: z.string(),
+    comment_id: z.string(),
+    channel_id: z.string(),
+    post_id: z.string(),
+    reporter_id: z.string(),
+    reason: reportReasonSchema,
+    note: z.string().nullable(),
+    status: z.enum(['open', 'resolved']),
+    action: reportActionSchema.nullable(),
+    resolved_by_type: z.string().nullable(),
+    resolved_by_id: z.string().nullable(),
+    created_at: isoInstant,
+    resolved_at: isoInstant.nullable(),
+    comment_status: commentStatusSchema,
+  })
+  .transform((r) => ({
+    id: r.id,
+    commentId: r.comment_id,
+    channelId: r.channel_id,
+    postId: r.post_id,
+    reporterId: r.reporter_id,
+    reason: r.reason,
+    ...(r.note === null ? {} : { note: r.note }),
+    status: r.status,
+    commentStatus: r.comment_status,
+    createdAt: r.created_at,
+    ...(r.action === null ? {} : { action: r.action }),
+    ...(r.resolved_at === null ? {} : { resolvedAt: r.resolved_at }),
+    ...(r.resolved_by_id === null
+      ? {}
+      : { resolvedBy: { type: r.resolved_by_type ?? '', id: r.resolved_by_id } }),
+  }));
+export type ReportView = z.infer<typeof reportRow>;
+
+const reportSelect = sql.fragment`
+  SELECT r.*, c.status AS comment_status FROM comment_reports r JOIN channel_comments c ON c.id = r.comment_id`;
+
+/** The report queue, oldest first (the longest waiting on top), after a keyset position. */
+export async function listReports(
+  db: CommonQueryMethods,
+  status: 'open' | 'resolved',
+  limit: number,
+  after: { readonly createdAt: string; readonly id: string } | null,
+): Promise<readonly ReportView[]> {
+  const keyset = after
+    ? sql.fragment`AND (r.created_at, r.id) > (${after.createdAt}::timestamptz, ${after.id}::uuid)`
+    : sql.fragment``;
+  return db.any(sql.type(reportRow)`
+    ${reportSelect} WHERE r.status = ${status} ${keyset} ORDER BY r.created_at, r.id LIMIT ${limit}`);
+}
+
+export async function findReport(db: CommonQueryMethods, id: string): Promise<ReportView | null> {
+  return db.maybeOne(sql.type(reportRow)`${reportSelect} WHERE r.id = ${id}`);
+}
+
+const targetRow = z
+  .object({
+    comments_enabled: z.boolean(),
+    auto_hide_reports: z.number(),
+    comment_interval_seconds: z.number(),
+    comment_burst: z.number(),
+  })
+  .transform((r) => ({
+    commentsEnabled: r.comments_enabled,
+    autoHideReports: r.auto_hide_reports,
+    commentRate: { intervalSeconds: r.comment_interval_seconds, burst: r.comment_burst },
+  }));
+export type CommentTarget = z.infer<typeof targetRow>;
+
+/**
+ * What commenting on a post depends on: whether comments are open (on the post and in its channel), the
+ * channel's report threshold and slow mode. Null unless clients can see the post in that channel.
+ */
+export async function commentTarget(
+  db: CommonQueryMethods,
+  channelId: string,
+  postId: string,
+): Promise<CommentTarget | null> {
+  return db.maybeOne(sql.type(targetRow)`
+    SELECT p.comments_enabled AND ch.comments_enabled AS comments_enabled, ch.auto_hide_reports,
+      ch.comment_interval_seconds, ch.comment_burst
+    FROM channel_posts p JOIN channels ch ON ch.id = p.channel_id
+    WHERE p.id = ${postId} AND p.channel_id = ${channelId} AND p.status = 'published'`);
+}
