@@ -75,6 +75,21 @@ describe('posting and polling comments', () => {
     expect(((await feed.json()) as { commentCount: number }).commentCount).toBe(1);
   });
 
+  it('takes an Idempotency-Key: a retry answers the first comment and posts nothing new', async () => {
+    const postId = await publishedPost();
+    const send = () =>
+      fetch(commentsUrl(postId), {
+        method: 'POST',
+        headers: { ...userHeaders('retry'), 'content-type': 'application/json', 'idempotency-key': 'k-1' },
+        body: JSON.stringify({ text: 'once only' }),
+      });
+    const first = (await (await send()).json()) as Comment;
+    const again = await send();
+    expect(again.status).toBe(201);
+    expect(((await again.json()) as Comment).id).toBe(first.id);
+    expect((await poll(postId, 'bob')).page?.items.map((c) => c.id)).toEqual([first.id]);
+  });
+
   it('refuses empty and too long texts (400), and comments on posts clients cannot see (404)', async () => {
     const postId = await publishedPost();
     expect((await commentAs(url(), channelId, postId, '   ')).status).toBe(400);
@@ -148,7 +163,8 @@ describe('content safety', () => {
     link: 'see example[.]com for more',
     card: '4111 1111 1111 1111',
     seed: 'abandon ability able about above absent absorb abstract absurd abuse access accident',
-    key: 'AKIAIOSFODNN7EXAMPLE',
+    apiKey: 'AKIAIOSFODNN7EXAMPLE',
+    privateKey: '5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ',
     password: 'password: Hunter2-secret',
   };
 
@@ -157,7 +173,7 @@ describe('content safety', () => {
     const link = await commentAs(url(), channelId, postId, `Check ${secrets.link}`, 'leaky');
     expect(link.status).toBe(422);
     expect(link.body).toMatchObject({ code: 'comment_contains_link' });
-    for (const secret of [secrets.card, secrets.seed, secrets.key, secrets.password]) {
+    for (const secret of [secrets.card, secrets.seed, secrets.apiKey, secrets.privateKey, secrets.password]) {
       const refused = await commentAs(url(), channelId, postId, `my ${secret} ok`);
       expect(refused.status, secret).toBe(422);
       expect(refused.body).toMatchObject({ code: 'comment_dlp_blocked' });
@@ -284,6 +300,29 @@ describe('reports', () => {
       'comment_reported',
     ]);
     expect(actions[0]?.detail).toEqual({ rule: 'distinct_reports', threshold: 3, reports: 3 });
+    const later = new Date(Date.now() + 60_000).toISOString();
+    const none = await adminCall(
+      url(),
+      admin,
+      'GET',
+      `/admin/moderation/events?commentId=${comment.id}&from=${later}`,
+    );
+    expect((none.body as { items: unknown[] }).items).toEqual([]);
+    const upTo = await adminCall(
+      url(),
+      admin,
+      'GET',
+      `/admin/moderation/events?commentId=${comment.id}&to=${later}&limit=2`,
+    );
+    const paged = upTo.body as { items: unknown[]; nextCursor: string | null };
+    expect(paged.items).toHaveLength(2);
+    const rest = await adminCall(
+      url(),
+      admin,
+      'GET',
+      `/admin/moderation/events?commentId=${comment.id}&cursor=${paged.nextCursor ?? ''}`,
+    );
+    expect((rest.body as { items: unknown[] }).items).toHaveLength(2);
 
     const reportId = await openReportOf(url(), admin, comment.id);
     const resolved = await adminCall(url(), admin, 'POST', `/admin/reports/${reportId}/resolve`, {
