@@ -1,0 +1,313 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { createBudget } from './budget.ts';
+import { ProviderError, isProviderError } from './errors.ts';
+import { createSend, type IntercomRequest } from './http.ts';
+import { type CallKind, createResilience } from './resilience.ts';
+import {
+  adminSchema,
+  contactListSchema,
+  contactSchema,
+  conversationListSchema,
+  conversationSchema,
+  createdMessageSchema,
+  tagSchema,
+  ticketListSchema,
+  ticketSchema,
+  unarchivedContactSchema,
+  type Admin,
+  type Contact,
+  type Conversation,
+  type ConversationListItem,
+  type CreatedMessage,
+  type Page,
+  type Tag,
+  type Ticket,
+  type UnarchivedContact,
+} from './schemas.ts';
+
+export interface IntercomClientOptions {
+  /** From `intercomBaseUrl(config)`. */
+  readonly baseUrl: string;
+  readonly accessToken: string;
+  readonly logger: Logger;
+  /** Shares the call budget between replicas. */
+  readonly redis?: Redis | undefined;
+  /** Per attempt. Default 5 s. */
+  readonly timeoutMs?: number;
+  /** Calls per budget window across the app. Default 150, under Intercom's ~166 per 10 s. */
+  readonly budgetPerWindow?: number;
+  /** Default 10 s, Intercom's window. */
+  readonly budgetWindowMs?: number;
+  /** Longest wait for the budget or a 429's reset before failing as `rate_limited`. Default 2 s. */
+  readonly maxWaitMs?: number;
+  /** Redis key prefix of the budget counters. */
+  readonly budgetKeyPrefix?: string;
+  /** Extra attempts for reads that found Intercom unavailable. Default 2. */
+  readonly maxRetries?: number;
+  readonly retryInitialDelayMs?: number;
+  readonly retryMaxDelayMs?: number;
+  /** Consecutive outages that open the breaker. Default 5. */
+  readonly breakerThreshold?: number;
+  /** Default 10 s. */
+  readonly breakerHalfOpenAfterMs?: number;
+  /** The wait after a 429 without a usable `X-RateLimit-Reset`. Default 10 s. */
+  readonly rateLimitFallbackMs?: number;
+  /** Results per search page (Intercom's maximum is 150). Default 50. */
+  readonly searchPageSize?: number;
+}
+
+export const INTERCOM_CLIENT_DEFAULTS = {
+  timeoutMs: 5_000,
+  budgetPerWindow: 150,
+  budgetWindowMs: 10_000,
+  maxWaitMs: 2_000,
+  budgetKeyPrefix: 'intercom:budget',
+  maxRetries: 2,
+  retryInitialDelayMs: 100,
+  retryMaxDelayMs: 1_000,
+  breakerThreshold: 5,
+  breakerHalfOpenAfterMs: 10_000,
+  rateLimitFallbackMs: 10_000,
+  searchPageSize: 50,
+} as const;
+
+/** Intercom takes at most 10 attachment URLs per message. */
+export const MAX_ATTACHMENT_URLS = 10;
+
+export interface NewConversation {
+  readonly contactId: string;
+  readonly body: string;
+  readonly attachmentUrls?: readonly string[];
+}
+
+export interface UserReply extends NewConversation {
+  readonly conversationId: string;
+}
+
+export interface ExistingContact {
+  readonly id: string;
+  readonly archived: boolean;
+}
+
+/**
+ * The contact a 409 on `POST /contacts` names: "A contact matching those details already exists with
+ * id=…", or "An archived contact matching those details already exists with id=…". Null when the
+ * message names none.
+ */
+export function parseExistingContactId(message: string | undefined): ExistingContact | null {
+  const id = /\bid=([A-Za-z0-9_-]+)/.exec(message ?? '')?.[1];
+  if (id === undefined || message === undefined) return null;
+  return { id, archived: /\barchived\b/i.test(message) };
+}
+
+export type IntercomClient = ReturnType<typeof createIntercomClient>;
+
+/**
+ * The Intercom REST API (version 2.15) as the app uses it. Every call goes through the policies of
+ * resilience.ts and the app-wide budget; every answer is checked against schemas.ts; every failure is a
+ * `ProviderError` (see problem.ts for what the API answers). No state outside the returned object.
+ */
+export function createIntercomClient(options: IntercomClientOptions) {
+  if (options.accessToken.trim() === '') throw new Error('Intercom access token is empty');
+  const settings = { ...INTERCOM_CLIENT_DEFAULTS, ...definedOnly(options) };
+  const logger = options.logger.child({ provider: 'intercom' });
+  const send = createSend({
+    baseUrl: options.baseUrl,
+    accessToken: options.accessToken,
+    logger,
+    timeoutMs: settings.timeoutMs,
+    rateLimitFallbackMs: settings.rateLimitFallbackMs,
+  });
+  const resilience = createResilience({
+    maxRetries: settings.maxRetries,
+    retryInitialDelayMs: settings.retryInitialDelayMs,
+    retryMaxDelayMs: settings.retryMaxDelayMs,
+    breakerThreshold: settings.breakerThreshold,
+    breakerHalfOpenAfterMs: settings.breakerHalfOpenAfterMs,
+    maxWaitMs: settings.maxWaitMs,
+    logger,
+    budget: createBudget({
+      perWindow: settings.budgetPerWindow,
+      windowMs: settings.budgetWindowMs,
+      maxWaitMs: settings.maxWaitMs,
+      keyPrefix: settings.budgetKeyPrefix,
+      redis: options.redis,
+      logger,
+    }),
+  });
+
+  async function call<S extends z.ZodType>(kind: CallKind, request: IntercomRequest, schema: S) {
+    const answer = await resilience.run(kind, request.method, request.route, () => send(request));
+    const parsed = schema.safeParse(answer);
+    if (parsed.success) return parsed.data;
+    // Paths and codes only: the issues' messages and inputs may quote the answer's content.
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map((i) => ({ path: i.path.map(String).join('.'), code: i.code }));
+    logger.warn(
+      { method: request.method, route: request.route, issues },
+      'intercom answer did not match its schema',
+    );
+    throw new ProviderError({
+      kind: 'unavailable',
+      reason: 'malformed_response',
+      method: request.method,
+      route: request.route,
+    });
+  }
+
+  const attachments = (route: string, urls: readonly string[] = []) => {
+    if (urls.length > MAX_ATTACHMENT_URLS) {
+      throw new ProviderError({ kind: 'invalid', method: 'POST', route });
+    }
+    return urls.length === 0 ? {} : { attachment_urls: [...urls] };
+  };
+
+  const searchByContact = (contactId: string, startingAfter: string | undefined) => ({
+    query: { field: 'contact_ids', operator: '=', value: contactId },
+    // The cursor goes in the body: Intercom ignores it in the query string.
+    pagination: {
+      per_page: settings.searchPageSize,
+      ...(startingAfter === undefined ? {} : { starting_after: startingAfter }),
+    },
+  });
+
+  return {
+    /** The token's admin (its id writes notes and tags) and the workspace's `app.id_code`. */
+    me: (): Promise<Admin> => call('read', { method: 'GET', route: '/me' }, adminSchema),
+
+    /** Users only; null when Intercom has no user with this external id. */
+    async findContactByExternalId(externalId: string): Promise<Contact | null> {
+      try {
+        return await call(
+          'read',
+          { method: 'GET', route: '/contacts/find_by_external_id/{id}', params: { id: externalId } },
+          contactSchema,
+        );
+      } catch (error) {
+        if (isProviderError(error, 'not_found')) return null;
+        throw error;
+      }
+    },
+
+    /** A contact created a moment ago may be missing from search for minutes. */
+    async searchContactsByExternalId(externalId: string): Promise<Contact[]> {
+      const body = { query: { field: 'external_id', operator: '=', value: externalId } };
+      const list = await call('read', { method: 'POST', route: '/contacts/search', body }, contactListSchema);
+      return list.data;
+    },
+
+    /** A duplicate is a `conflict`: read its id with `parseExistingContactId(error.providerMessage)`. */
+    createContact: (externalId: string): Promise<Contact> =>
+      call(
+        'write',
+        { method: 'POST', route: '/contacts', body: { role: 'user', external_id: externalId } },
+        contactSchema,
+      ),
+
+    unarchiveContact: (contactId: string): Promise<UnarchivedContact> =>
+      call(
+        'write',
+        { method: 'POST', route: '/contacts/{id}/unarchive', params: { id: contactId } },
+        unarchivedContactSchema,
+      ),
+
+    /** Opens a conversation as the user; its id is the answer's `conversation_id`. */
+    async createConversation(input: NewConversation): Promise<CreatedMessage> {
+      const body = {
+        from: { type: 'user', id: input.contactId },
+        body: input.body,
+        ...attachments('/conversations', input.attachmentUrls),
+      };
+      return call('write', { method: 'POST', route: '/conversations', body }, createdMessageSchema);
+    },
+
+    /** A user reply; on a closed conversation it reopens it. */
+    async replyAsUser(input: UserReply): Promise<Conversation> {
+      const route = '/conversations/{id}/reply';
+      const body = {
+        message_type: 'comment',
+        type: 'user',
+        intercom_user_id: input.contactId,
+        body: input.body,
+        ...attachments(route, input.attachmentUrls),
+      };
+      return call(
+        'write',
+        { method: 'POST', route, params: { id: input.conversationId }, body },
+        conversationSchema,
+      );
+    },
+
+    getConversation: (id: string): Promise<Conversation> =>
+      call('read', { method: 'GET', route: '/conversations/{id}', params: { id } }, conversationSchema),
+
+    async searchConversationsByContact(
+      contactId: string,
+      startingAfter?: string,
+    ): Promise<Page<ConversationListItem>> {
+      const body = searchByContact(contactId, startingAfter);
+      const list = await call(
+        'read',
+        { method: 'POST', route: '/conversations/search', body },
+        conversationListSchema,
+      );
+      return { items: list.conversations, startingAfter: list.pages.next };
+    },
+
+    markConversationRead: (id: string): Promise<Conversation> =>
+      call(
+        'write',
+        { method: 'PUT', route: '/conversations/{id}', params: { id }, body: { read: true } },
+        conversationSchema,
+      ),
+
+    tagConversation: (id: string, tagId: string, adminId: string): Promise<Tag> =>
+      call(
+        'write',
+        {
+          method: 'POST',
+          route: '/conversations/{id}/tags',
+          params: { id },
+          body: { id: tagId, admin_id: adminId },
+        },
+        tagSchema,
+      ),
+
+    /** An internal note: never shown to the user. */
+    addConversationNote: (id: string, body: string, adminId: string): Promise<Conversation> =>
+      call(
+        'write',
+        {
+          method: 'POST',
+          route: '/conversations/{id}/reply',
+          params: { id },
+          body: { message_type: 'note', type: 'admin', admin_id: adminId, body },
+        },
+        conversationSchema,
+      ),
+
+    async searchTicketsByContact(contactId: string, startingAfter?: string): Promise<Page<Ticket>> {
+      const body = searchByContact(contactId, startingAfter);
+      const list = await call('read', { method: 'POST', route: '/tickets/search', body }, ticketListSchema);
+      return { items: list.tickets, startingAfter: list.pages.next };
+    },
+
+    getTicket: (id: string): Promise<Ticket> =>
+      call('read', { method: 'GET', route: '/tickets/{id}', params: { id } }, ticketSchema),
+
+    /** Creates the tag, or answers the existing one of that name. */
+    createTag: (name: string): Promise<Tag> =>
+      call('write', { method: 'POST', route: '/tags', body: { name } }, tagSchema),
+
+    /** For health checks and metrics. */
+    state: resilience.state,
+  };
+}
+
+/** The options a caller set, so that an explicit `undefined` does not hide a default. */
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
