@@ -1,8 +1,7 @@
 import type { EventEmitter } from 'node:events';
-import { type DatabasePool, sql } from 'slonik';
-import { z } from 'zod';
+import type { DatabasePool } from 'slonik';
 import { type Position, reached } from '../events/envelope.ts';
-import { toPosition } from './checkpoints.ts';
+import { createCheckpointReads } from './checkpoint-reads.ts';
 
 export interface ProjectionWaiter {
   /**
@@ -13,39 +12,27 @@ export interface ProjectionWaiter {
   waitFor(names: readonly string[], position: Position | null, timeoutMs?: number): Promise<boolean>;
 }
 
-const checkpointRow = z.object({
-  name: z.string(),
-  status: z.string(),
-  commit_position: z.coerce.bigint().nullable(),
-  prepare_position: z.coerce.bigint().nullable(),
-});
-
 const POLL_MS = 20;
 export const READ_YOUR_WRITES_TIMEOUT_MS = 2_000;
 
 /**
  * Checkpoints are read from the database, so it works whichever replica runs the projection; the local
- * runner's progress events only cut the wait short.
+ * runner's progress events only cut the wait short. Waiters share their reads (`CheckpointReads`), so
+ * many requests waiting at once cost one query per round, not one each.
  */
 export function createProjectionWaiter(
   pool: DatabasePool,
   progress?: EventEmitter<{ progress: [string, Position] }>,
 ): ProjectionWaiter {
+  const reads = createCheckpointReads(pool);
   return {
     async waitFor(names, position, timeoutMs = READ_YOUR_WRITES_TIMEOUT_MS) {
       if (position === null || names.length === 0) return true;
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const rows = await pool.any(sql.type(checkpointRow)`
-          SELECT p.name, p.status, c.commit_position, c.prepare_position
-          FROM projections p
-          JOIN projection_checkpoints c ON c.name = p.name AND c.generation = p.active_generation
-          WHERE p.name = ANY (${sql.array([...names], 'text')})`);
-        if (rows.some((r) => r.status === 'failed')) return false;
-        const done = names.every((n) => {
-          const row = rows.find((r) => r.name === n);
-          return row !== undefined && reached(toPosition(row), position);
-        });
+        const views = await reads.fresh();
+        if (names.some((n) => views.get(n)?.status === 'failed')) return false;
+        const done = names.every((n) => reached(views.get(n)?.position ?? null, position));
         if (done) return true;
         const left = deadline - Date.now();
         if (left <= 0) return false;
