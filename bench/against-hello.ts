@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { positiveInt, say } from './env.ts';
-import { type LoadOptions, measureInterleaved, type Target } from './load.ts';
+import { type LoadOptions, measureInterleaved, type Series, type Target } from './load.ts';
 import { machine } from './machine.ts';
 import type { Results, RunInfo, Subject } from './report.ts';
 import type { Service } from './targets.ts';
@@ -40,6 +40,20 @@ export async function measureAgainstHello(
       `${load.durationS} s at ${load.connections} connections`,
   );
   return measureInterleaved({ hello, service }, { ...load, rounds });
+}
+
+/** The bare route and a route's targets (`what` names them), warmed up, then measured in alternating rounds. */
+export async function measureWithHello<K extends string>(
+  { load, rounds }: Settings,
+  hello: Target,
+  targets: Readonly<Record<K, Target>>,
+  what: string,
+): Promise<Record<K | 'hello', Series>> {
+  say(
+    `hello, ${what}: ${load.warmupS} s warm-up each, then ${rounds} alternating rounds of ` +
+      `${load.durationS} s at ${load.connections} connections`,
+  );
+  return measureInterleaved<K | 'hello'>({ hello, ...targets }, { ...load, rounds });
 }
 
 export function runInfo(settings: Settings, service: Service): RunInfo {

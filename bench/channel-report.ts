@@ -1,6 +1,16 @@
 import type { Views } from './channel-views.ts';
 import type { Series } from './load.ts';
-import { fixed, type RunInfo, targetsSection, type Verdict } from './report.ts';
+import {
+  fixed,
+  interleavedHead,
+  interleavedTable,
+  percent,
+  type RunInfo,
+  share,
+  shareLines,
+  targetsSection,
+  type Verdict,
+} from './report.ts';
 
 export interface FeedResults {
   readonly hello: Series;
@@ -8,8 +18,7 @@ export interface FeedResults {
   readonly feed304: Series;
 }
 
-const share = (m: Series, hello: Series) => m.requestsPerSecond / hello.requestsPerSecond;
-const percent = (n: number) => `${fixed(n * 100, 1)} %`;
+const columns = (feed: FeedResults) => ({ 'feed 200': feed.feed200, 'feed 304': feed.feed304 });
 
 const VIEWS_TARGET = 2_000;
 const LAG_TARGET_MS = 1_000;
@@ -38,26 +47,6 @@ export function channelVerdicts(feed: FeedResults, views: Views): Verdict[] {
       actual: `${fixed(views.lagP99Ms)} ms`,
       pass: views.lagP99Ms < LAG_TARGET_MS,
     },
-  ];
-}
-
-function seriesTable(feed: FeedResults): string[] {
-  const columns = [feed.hello, feed.feed200, feed.feed304];
-  const row = (label: string, value: (m: Series) => string) =>
-    `| ${label} | ${columns.map(value).join(' | ')} |`;
-  return [
-    '| | hello | feed 200 | feed 304 |',
-    '|---|---:|---:|---:|',
-    row('req/s (median round)', (m) => fixed(m.requestsPerSecond, 0)),
-    row('req/s by round', (m) => m.rounds.map((r) => fixed(r, 0)).join(', ')),
-    row('share of hello (medians)', (m) => percent(share(m, feed.hello))),
-    row('share of hello by round', (m) =>
-      m.rounds.map((r, i) => percent(r / (feed.hello.rounds[i] ?? r))).join(', '),
-    ),
-    row('latency p50', (m) => `${fixed(m.p50Ms)} ms`),
-    row('latency p99', (m) => `${fixed(m.p99Ms)} ms`),
-    row('expected responses (2xx; 304 for feed 304)', (m) => String(m.okResponses)),
-    row('other responses, errors, timeouts (incl. warm-up)', (m) => String(m.failures)),
   ];
 }
 
@@ -93,28 +82,20 @@ export function renderChannelMarkdown(
   views: Views,
   checks: readonly Verdict[],
 ): string {
-  const failures = channelFailures(feed, views);
   return [
-    '# Benchmark: channel feed and views ingestion',
-    '',
-    'Written by `npm run bench -- channel` (bench/run.ts); overwritten on every run.',
-    '',
-    `- Date: ${info.date.toISOString()}`,
-    `- Node: ${info.node}`,
-    `- CPU: ${info.cpuCount} × ${info.cpuModel}`,
-    `- Connections: ${info.connections}; ${info.warmupS} s warm-up per target, then ${info.rounds} alternating rounds of ${info.durationS} s (hello, feed 200, feed 304, hello, …); req/s is the median round, latencies pool all rounds`,
-    `- Service: LOG_LEVEL ${info.logLevel}; database: ${info.database}; pool size ${info.poolSize ?? 'slonik default'}`,
-    '- autocannon, both servers and the service run in one Node process, so the load generator shares',
-    '  the event loop with the server under test (and PostgreSQL shares the machine).',
-    failures === 0
-      ? '- Every response had the expected status.'
-      : `- **INVALID RUN: ${failures} unexpected responses, errors or timeouts.**`,
+    ...interleavedHead(
+      'Benchmark: channel feed and views ingestion',
+      'npm run bench -- channel',
+      info,
+      ['hello', 'feed 200', 'feed 304'],
+      channelFailures(feed, views),
+    ),
     '',
     '## Feed: `GET /api/channel/:id/posts` (first page, 20 posts) against bare `GET /hello`',
     '',
     '24 published posts, each with a PNG attachment, two buttons and 👍 from 5 users (the reader among them). Feed 200 sends no `If-None-Match`; feed 304 sends the ETag of an earlier 200.',
     '',
-    ...seriesTable(feed),
+    ...interleavedTable(feed.hello, columns(feed), '2xx; 304 for feed 304'),
     '',
     ...viewsSection(views, info),
     ...targetsSection(checks),
@@ -123,13 +104,8 @@ export function renderChannelMarkdown(
 }
 
 export function channelSummary(feed: FeedResults, views: Views): string[] {
-  const row = (name: string, m: Series) =>
-    `${name.padEnd(9)} ${fixed(m.requestsPerSecond, 0).padStart(8)} req/s  ${percent(share(m, feed.hello)).padStart(7)} of hello  ` +
-    `p50 ${fixed(m.p50Ms)} ms  p99 ${fixed(m.p99Ms)} ms  failures ${m.failures}`;
   return [
-    row('hello', feed.hello),
-    row('feed 200', feed.feed200),
-    row('feed 304', feed.feed304),
+    ...shareLines(feed.hello, columns(feed)),
     `views     ${fixed(views.viewsPerSecond, 0).padStart(8)} views/s  lag p50 ${fixed(views.lagP50Ms)} ms  ` +
       `p99 ${fixed(views.lagP99Ms)} ms  max ${fixed(views.lagMaxMs)} ms  failures ${views.series.failures + views.probeFailures}`,
   ];

@@ -35,13 +35,50 @@ const feedPage = z.object({
 });
 
 /** One request of the seeding; anything but `status` stops the bench. */
-async function call(url: string, init: RequestInit, status: number): Promise<unknown> {
+export async function call(url: string, init: RequestInit, status: number): Promise<unknown> {
   const response = await fetch(url, init);
   const text = await response.text();
   if (response.status !== status) {
     throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${text.slice(0, 300)}`);
   }
   return text === '' ? null : JSON.parse(text);
+}
+
+/** The bench owner, signed in through the admin API: its headers, and a JSON POST that must answer `status`. */
+export async function ownerSession(service: Service, signal: AbortSignal) {
+  const { base } = service;
+  const login = await postLogin(base, await seedOwner(service.pool), signal);
+  const { token } = z.object({ token: z.string() }).parse(await login.json());
+  const admin = { authorization: `Bearer ${token}` };
+  const json = { ...admin, 'content-type': 'application/json' };
+  const post = (path: string, body: unknown, status: number) =>
+    call(`${base}${path}`, { method: 'POST', headers: json, body: JSON.stringify(body), signal }, status);
+  return { admin, post };
+}
+
+/**
+ * A poll's two targets, checked once: without `If-None-Match` it must answer 200 with 20 items that
+ * `page` accepts and an ETag; with that ETag, 304.
+ */
+export async function pollTargets(
+  name: string,
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  page: z.ZodType<{ readonly items: readonly unknown[] }>,
+  signal: AbortSignal,
+): Promise<{ readonly ok: Target; readonly notModified: Target }> {
+  const first = await fetch(url, { headers, signal });
+  const parsed = page.safeParse(await first.json());
+  const etag = first.headers.get('etag');
+  if (first.status !== 200 || !parsed.success || parsed.data.items.length !== 20 || !etag) {
+    throw new Error(
+      `${name} check failed: ${first.status}, ${parsed.error?.message ?? 'not 20 items or no ETag'}`,
+    );
+  }
+  const notModified = { url, headers: { ...headers, 'if-none-match': etag }, expectedStatus: 304 };
+  const again = await fetch(url, { headers: notModified.headers, signal });
+  if (again.status !== 304) throw new Error(`${name} check with If-None-Match failed: ${again.status}`);
+  return { ok: { url, headers }, notModified };
 }
 
 /**
@@ -54,13 +91,7 @@ export async function seedChannel(
   signal: AbortSignal,
 ): Promise<SeededChannel> {
   const { base } = service;
-  const login = await postLogin(base, await seedOwner(service.pool), signal);
-  const { token } = z.object({ token: z.string() }).parse(await login.json());
-  const admin = { authorization: `Bearer ${token}` };
-  const json = { ...admin, 'content-type': 'application/json' };
-  const post = (path: string, body: unknown, status: number) =>
-    call(`${base}${path}`, { method: 'POST', headers: json, body: JSON.stringify(body), signal }, status);
-
+  const { admin, post } = await ownerSession(service, signal);
   const channel = created.parse(await post('/admin/channels', { title: 'Bench channel' }, 201));
   const png = await readFile(PNG);
   const postIds: string[] = [];
@@ -94,16 +125,6 @@ export async function seedChannel(
   );
 
   const feedUrl = `${base}/api/channel/${channel.id}/posts`;
-  const first = await fetch(feedUrl, { headers: reader, signal });
-  const page = feedPage.safeParse(await first.json());
-  const etag = first.headers.get('etag');
-  if (first.status !== 200 || !page.success || page.data.items.length !== 20 || !etag) {
-    throw new Error(
-      `feed check failed: ${first.status}, ${page.error?.message ?? 'not 20 items or no ETag'}`,
-    );
-  }
-  const feed304 = { url: feedUrl, headers: { ...reader, 'if-none-match': etag }, expectedStatus: 304 };
-  const again = await fetch(feedUrl, { headers: feed304.headers, signal });
-  if (again.status !== 304) throw new Error(`feed check with If-None-Match failed: ${again.status}`);
-  return { channelId: channel.id, postIds, feed200: { url: feedUrl, headers: reader }, feed304 };
+  const feed = await pollTargets('feed', feedUrl, reader, feedPage, signal);
+  return { channelId: channel.id, postIds, feed200: feed.ok, feed304: feed.notModified };
 }

@@ -6,7 +6,7 @@ import { type Position, reached } from '../src/events/envelope.ts';
 import { VIEWS_CATEGORY } from '../src/events/interactions.ts';
 import { firstCovering } from './eventstore/live-lag.ts';
 import type { Progress } from './eventstore/runner.ts';
-import { type LoadOptions, median, measureInterleaved, type Series, type Target } from './load.ts';
+import { cyclingPosts, type LoadOptions, median, measureInterleaved, type Series } from './load.ts';
 import type { Service } from './targets.ts';
 
 export interface ViewsOptions {
@@ -43,30 +43,10 @@ const PROBE_USERS = 200;
 
 /** The request with the `i`th user and the `i`th window of posts: new (user, post) pairs for a while. */
 function viewsTarget(url: string, tokens: readonly string[], postIds: readonly string[], per: number) {
-  let built = 0;
-  const target: Target = {
-    url,
-    requests: [
-      {
-        method: 'POST',
-        setupRequest: (request) => {
-          const i = built++;
-          const cycle = Math.floor(i / tokens.length);
-          const ids = Array.from({ length: per }, (_, k) => postIds[(cycle * per + k) % postIds.length]);
-          return {
-            ...request,
-            headers: {
-              ...request.headers,
-              'content-type': 'application/json',
-              authorization: `Bearer ${tokens[i % tokens.length] ?? ''}`,
-            },
-            body: JSON.stringify({ postIds: ids }),
-          };
-        },
-      },
-    ],
-  };
-  return { target, built: () => built };
+  return cyclingPosts(url, tokens, (i) => {
+    const cycle = Math.floor(i / tokens.length);
+    return { postIds: Array.from({ length: per }, (_, k) => postIds[(cycle * per + k) % postIds.length]) };
+  });
 }
 
 const ascending = (values: readonly number[]) => [...values].sort((a, b) => a - b);

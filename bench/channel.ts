@@ -2,9 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { channelFailures, channelSummary, channelVerdicts, renderChannelMarkdown } from './channel-report.ts';
 import { seedChannel } from './channel-seed.ts';
 import { measureViews } from './channel-views.ts';
-import { exitCode, runInfo, settingsFromEnv, writeReport } from './against-hello.ts';
+import { exitCode, measureWithHello, runInfo, settingsFromEnv, writeReport } from './against-hello.ts';
 import { positiveInt, say } from './env.ts';
-import { measureInterleaved } from './load.ts';
 import { targetLines } from './report.ts';
 import { startHello, startService } from './targets.ts';
 import { withTeardown } from './teardown.ts';
@@ -21,13 +20,11 @@ export async function benchChannel(signal: AbortSignal): Promise<number> {
     const service = await startService(settings, teardown);
     say(`seeding a channel with ${POSTS} published posts through the admin API`);
     const channel = await seedChannel(service, POSTS, signal);
-    say(
-      `hello, feed 200 and feed 304: ${load.warmupS} s warm-up each, then ${rounds} alternating rounds of ` +
-        `${load.durationS} s at ${load.connections} connections`,
-    );
-    const feed = await measureInterleaved(
-      { hello, feed200: channel.feed200, feed304: channel.feed304 },
-      { ...load, rounds },
+    const feed = await measureWithHello(
+      settings,
+      hello,
+      { feed200: channel.feed200, feed304: channel.feed304 },
+      'feed 200 and feed 304',
     );
     const viewOptions = {
       load,

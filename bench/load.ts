@@ -18,6 +18,39 @@ export interface Target {
   readonly requests?: autocannon.Request[];
 }
 
+/**
+ * POSTs of a JSON body to `url`: the `i`th request autocannon builds carries the session token of the
+ * `i`th of `tokens` (cycling) and `body(i)`; `built` counts the requests built so far (warm-up included).
+ */
+export function cyclingPosts(
+  url: string,
+  tokens: readonly string[],
+  body: (i: number) => unknown,
+): { readonly target: Target; readonly built: () => number } {
+  let built = 0;
+  const target: Target = {
+    url,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (request) => {
+          const i = built++;
+          return {
+            ...request,
+            headers: {
+              ...request.headers,
+              'content-type': 'application/json',
+              authorization: `Bearer ${tokens[i % tokens.length] ?? ''}`,
+            },
+            body: JSON.stringify(body(i)),
+          };
+        },
+      },
+    ],
+  };
+  return { target, built: () => built };
+}
+
 export interface Measurement {
   readonly requestsPerSecond: number;
   readonly p50Ms: number;

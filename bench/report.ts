@@ -51,6 +51,71 @@ const MAX_SERVICE_P99_MS = 25;
 
 export const fixed = (n: number, digits = 2) => n.toFixed(digits);
 const tailRatio = (m: Series) => m.p99Ms / m.p50Ms;
+/** A target's req/s as a share of the bare route's (medians). */
+export const share = (m: Series, hello: Series) => m.requestsPerSecond / hello.requestsPerSecond;
+export const percent = (n: number) => `${fixed(n * 100, 1)} %`;
+
+/**
+ * The head of a report whose targets ran in alternating rounds with the bare route: the machine, the
+ * run (`order`: the targets as they alternate, hello first) and whether every response was expected.
+ */
+export function interleavedHead(
+  title: string,
+  command: string,
+  info: RunInfo,
+  order: readonly string[],
+  failures: number,
+): string[] {
+  return [
+    `# ${title}`,
+    '',
+    `Written by \`${command}\` (bench/run.ts); overwritten on every run.`,
+    '',
+    `- Date: ${info.date.toISOString()}`,
+    `- Node: ${info.node}`,
+    `- CPU: ${info.cpuCount} × ${info.cpuModel}`,
+    `- Connections: ${info.connections}; ${info.warmupS} s warm-up per target, then ${info.rounds} alternating rounds of ${info.durationS} s (${order.join(', ')}, hello, …); req/s is the median round, latencies pool all rounds`,
+    `- Service: LOG_LEVEL ${info.logLevel}; database: ${info.database}; pool size ${info.poolSize ?? 'slonik default'}`,
+    '- autocannon, both servers and the service run in one Node process, so the load generator shares',
+    '  the event loop with the server under test (and PostgreSQL shares the machine).',
+    failures === 0
+      ? '- Every response had the expected status.'
+      : `- **INVALID RUN: ${failures} unexpected responses, errors or timeouts.**`,
+  ];
+}
+
+/** Targets measured in alternating rounds with the bare route, a column each after hello's. */
+export function interleavedTable(
+  hello: Series,
+  targets: Readonly<Record<string, Series>>,
+  expected: string,
+): string[] {
+  const columns: [string, Series][] = [['hello', hello], ...Object.entries(targets)];
+  const row = (label: string, value: (m: Series) => string) =>
+    `| ${label} | ${columns.map(([, m]) => value(m)).join(' | ')} |`;
+  return [
+    `| | ${columns.map(([name]) => name).join(' | ')} |`,
+    `|---|${columns.map(() => '---:').join('|')}|`,
+    row('req/s (median round)', (m) => fixed(m.requestsPerSecond, 0)),
+    row('req/s by round', (m) => m.rounds.map((r) => fixed(r, 0)).join(', ')),
+    row('share of hello (medians)', (m) => percent(share(m, hello))),
+    row('share of hello by round', (m) =>
+      m.rounds.map((r, i) => percent(r / (hello.rounds[i] ?? r))).join(', '),
+    ),
+    row('latency p50', (m) => `${fixed(m.p50Ms)} ms`),
+    row('latency p99', (m) => `${fixed(m.p99Ms)} ms`),
+    row(`expected responses (${expected})`, (m) => String(m.okResponses)),
+    row('other responses, errors, timeouts (incl. warm-up)', (m) => String(m.failures)),
+  ];
+}
+
+/** Summary lines of the bare route and the targets measured with it, one each. */
+export const shareLines = (hello: Series, targets: Readonly<Record<string, Series>>): string[] =>
+  Object.entries({ hello, ...targets }).map(
+    ([name, m]) =>
+      `${name.padEnd(9)} ${fixed(m.requestsPerSecond, 0).padStart(8)} req/s  ${percent(share(m, hello)).padStart(7)} of hello  ` +
+      `p50 ${fixed(m.p50Ms)} ms  p99 ${fixed(m.p99Ms)} ms  failures ${m.failures}`,
+  );
 
 /** The same two targets for every route measured against the bare one. */
 export function verdicts(info: RunInfo, { hello, service }: Results, subject: Subject): Verdict[] {

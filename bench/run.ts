@@ -1,5 +1,6 @@
 import { benchAdmin } from './admin.ts';
 import { benchChannel } from './channel.ts';
+import { benchComments } from './comments.ts';
 import { benchEventStore } from './eventstore/bench.ts';
 import { benchFiles } from './files.ts';
 import { benchSettingsRead } from './settings-read.ts';
@@ -11,6 +12,7 @@ const benchmarks: Readonly<Record<string, (signal: AbortSignal) => Promise<numbe
   admin: benchAdmin,
   files: benchFiles,
   channel: benchChannel,
+  comments: benchComments,
 };
 
 async function all(signal: AbortSignal): Promise<number> {

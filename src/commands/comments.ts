@@ -227,5 +227,7 @@ export async function handleComment(
     codec: commentCodec,
     command,
     context,
+    // A new comment's id is minted by the caller: nothing to read first.
+    freshStream: command.type === 'post',
   });
 }

@@ -38,6 +38,12 @@ export interface HandleOptions<Command, State, Event extends DomainEvent> {
   readonly context: CommandContext;
   readonly now?: () => Date;
   readonly maxAttempts?: number;
+  /**
+   * The stream's id was minted for this command (a random id), so it cannot exist yet: the first try
+   * decides on the initial state and appends with `no_stream` without reading. Should the stream exist
+   * after all, the append is refused and the command goes the usual way.
+   */
+  readonly freshStream?: boolean;
 }
 
 /** The metadata every event of a command carries: who, under which ids, when, in which schema version. */
@@ -73,7 +79,7 @@ export async function handleCommand<Command, State, Event extends DomainEvent>(
   const maxAttempts = options.maxAttempts ?? 5;
   const now = options.now ?? (() => new Date());
   for (let attempt = 1; ; attempt++) {
-    const recorded = await store.readStream(stream);
+    const recorded = attempt === 1 && options.freshStream ? [] : await store.readStream(stream);
     const state = fold(
       decider,
       recorded.map((r) => codec.parse(r)),

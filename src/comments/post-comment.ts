@@ -12,8 +12,7 @@ import { imageDimensions } from '../files/image-dimensions.ts';
 import type { UploadCaps } from '../files/inspect.ts';
 import { storeUpload } from '../files/store-upload.ts';
 import type { ObjectStorage } from '../integrations/storage/port.ts';
-import { commentTarget } from '../queries/comments.ts';
-import { activeBan } from '../queries/moderation.ts';
+import { type CommentRow, postingContext } from '../queries/comments.ts';
 import { notFound } from '../commands/errors.ts';
 import type { SlowMode } from './slow-mode.ts';
 
@@ -37,7 +36,7 @@ export interface NewComment {
 }
 
 export type PostCommentOutcome =
-  | { readonly kind: 'posted'; readonly commentId: string; readonly position: Position | null }
+  | { readonly kind: 'posted'; readonly comment: CommentRow; readonly position: Position | null }
   | { readonly kind: 'rejected'; readonly rule: SafetyKind }
   | { readonly kind: 'rate_limited'; readonly retryAfterMs: number };
 
@@ -54,7 +53,7 @@ export async function postComment(
   context: CommandContext,
 ): Promise<PostCommentOutcome> {
   const { channelId, postId, userId, text } = input;
-  const target = await commentTarget(deps.pool, channelId, postId);
+  const target = await postingContext(deps.pool, channelId, postId, userId);
   if (!target) throw notFound('No such post.');
   const at = new Date().toISOString();
 
@@ -76,7 +75,7 @@ export async function postComment(
     at,
     postVisible: true,
     commentsEnabled: target.commentsEnabled,
-    ban: await activeBan(deps.pool, channelId, userId),
+    ban: target.ban,
   };
   commentDecider.decide(command, commentDecider.initialState);
 
@@ -89,7 +88,27 @@ export async function postComment(
       { ...command, ...(image ? { image } : {}) },
       context,
     );
-    return { kind: 'posted', commentId, position };
+    // The comment as the read table will hold it, so the answer needs no read after the write.
+    const comment: CommentRow = {
+      id: commentId,
+      channelId,
+      postId,
+      authorId: userId,
+      authorIsModerator: target.posterIsModerator,
+      text,
+      status: 'visible',
+      createdAt: at,
+      updatedAt: at,
+      changeSeq: 0,
+      image: image
+        ? {
+            contentType: image.contentType,
+            ...(image.width === undefined ? {} : { width: image.width }),
+            ...(image.height === undefined ? {} : { height: image.height }),
+          }
+        : null,
+    };
+    return { kind: 'posted', comment, position };
   } catch (error) {
     if (image) await deps.storage.delete(image.storageKey).catch(() => undefined);
     throw error;

@@ -5,6 +5,7 @@ import {
   type CommentEvent,
   commentEventSchema,
   commentOfStream,
+  commentPosted,
 } from '../events/comments.ts';
 import type { RecordedEvent } from '../events/envelope.ts';
 import type { Projection, Tables } from './projection.ts';
@@ -85,12 +86,76 @@ export const commentsProjection: Projection<CommentTable> = {
     let seq = await db.oneFirst(sql.type(z.object({ seq: z.coerce.number() }))`
       SELECT COALESCE(max(change_seq), 0) AS seq FROM ${tables.channel_comments}`);
     // Only events that change a comment's row take a number, so the numbering does not depend on where
-    // batches happen to end.
+    // batches happen to end. New comments, the bulk of the log, are written together: each run of them in
+    // three statements, before the next event of another kind.
+    let posted: NewComment[] = [];
     for (const recorded of events) {
+      if (recorded.type === 'commentPosted') {
+        seq += 1;
+        posted.push({
+          id: commentOfStream(recorded.streamName),
+          seq,
+          ...commentPosted.shape.data.parse(recorded.data),
+        });
+        continue;
+      }
+      await insertComments(db, tables, posted);
+      posted = [];
       if (await applyOne(db, tables, recorded, seq + 1)) seq += 1;
     }
+    await insertComments(db, tables, posted);
   },
 };
+
+type NewComment = z.infer<typeof commentPosted.shape.data> & { readonly id: string; readonly seq: number };
+
+async function insertComments(db: CommonQueryMethods, tables: CommentTables, rows: readonly NewComment[]) {
+  if (rows.length === 0) return;
+  const column = <T>(pick: (row: NewComment) => T) => rows.map(pick);
+  await db.query(sql.unsafe`
+    INSERT INTO ${tables.channel_comments}
+      (id, channel_id, post_id, author_id, text, status, created_at, updated_at, change_seq)
+    SELECT i::uuid, c::uuid, p::uuid, a, t, 'visible', at::timestamptz, at::timestamptz, s
+    FROM unnest(${sql.array(
+      column((r) => r.id),
+      'text',
+    )}, ${sql.array(
+      column((r) => r.channelId),
+      'text',
+    )},
+      ${sql.array(
+        column((r) => r.postId),
+        'text',
+      )}, ${sql.array(
+        column((r) => r.authorId),
+        'text',
+      )},
+      ${sql.array(
+        column((r) => r.text),
+        'text',
+      )}, ${sql.array(
+        column((r) => r.at),
+        'text',
+      )},
+      ${sql.array(
+        column((r) => r.seq),
+        'int8',
+      )}) AS x (i, c, p, a, t, at, s)`);
+  const images = rows.flatMap((r) => (r.image ? [{ id: r.id, ...r.image }] : []));
+  for (const image of images) {
+    await db.query(sql.unsafe`
+      INSERT INTO ${tables.comment_attachments} (comment_id, storage_key, content_type, size, width, height)
+      VALUES (${image.id}, ${image.storageKey}, ${image.contentType}, ${image.size}, ${image.width ?? null},
+        ${image.height ?? null})`);
+  }
+  const perPost = new Map<string, number>();
+  for (const r of rows) perPost.set(r.postId, (perPost.get(r.postId) ?? 0) + 1);
+  await db.query(sql.unsafe`
+    INSERT INTO ${tables.post_comment_counts} (post_id, count)
+    SELECT p::uuid, n FROM unnest(${sql.array([...perPost.keys()], 'text')}, ${sql.array([...perPost.values()], 'int4')})
+      AS x (p, n)
+    ON CONFLICT (post_id) DO UPDATE SET count = ${tables.post_comment_counts}.count + EXCLUDED.count`);
+}
 
 /** +1 when a comment becomes visible, -1 when it stops being so. */
 function visibleDelta(event: CommentEvent): number {
@@ -134,20 +199,7 @@ async function applyOne(
   const event = commentEventSchema.parse({ type: recorded.type, data: recorded.data });
   const id = commentOfStream(recorded.streamName);
   const { channel_comments: comments, comment_reports: reports } = tables;
-  if (event.type === 'commentPosted') {
-    const { channelId, postId, authorId, text, image, at } = event.data;
-    await db.query(sql.unsafe`
-      INSERT INTO ${comments} (id, channel_id, post_id, author_id, text, status, created_at, updated_at, change_seq)
-      VALUES (${id}, ${channelId}, ${postId}, ${authorId}, ${text}, 'visible', ${at}, ${at}, ${seq})`);
-    if (image) {
-      await db.query(sql.unsafe`
-        INSERT INTO ${tables.comment_attachments} (comment_id, storage_key, content_type, size, width, height)
-        VALUES (${id}, ${image.storageKey}, ${image.contentType}, ${image.size}, ${image.width ?? null},
-          ${image.height ?? null})`);
-    }
-    await countVisible(db, tables, id, 1);
-    return true;
-  } else if (event.type === 'commentReported') {
+  if (event.type === 'commentReported') {
     const { reportId, reporterId, reason, note, at } = event.data;
     await db.query(sql.unsafe`
       INSERT INTO ${reports} (id, comment_id, channel_id, post_id, reporter_id, reason, note, status, created_at)

@@ -4,6 +4,7 @@ import {
   COMMENTS_CATEGORY,
   commentEventSchema,
   commentOfStream,
+  commentPosted,
   type ModeratorRef,
 } from '../events/comments.ts';
 import type { RecordedEvent } from '../events/envelope.ts';
@@ -96,14 +97,49 @@ export const moderationProjection: Projection<ModerationTable> = {
   },
 
   async apply(db, events, tables) {
+    // New comments are only indexed here: each run of them goes in one statement.
+    let posted: { id: string; channelId: string; postId: string; authorId: string }[] = [];
     for (const recorded of events) {
+      if (recorded.type === 'commentPosted') {
+        const { channelId, postId, authorId } = commentPosted.shape.data.parse(recorded.data);
+        posted.push({ id: commentOfStream(recorded.streamName), channelId, postId, authorId });
+        continue;
+      }
+      await indexComments(db, tables, posted);
+      posted = [];
       const row = recorded.streamName.startsWith(`${MODERATION_CATEGORY}-`)
         ? await channelEvent(db, tables, recorded)
         : await commentEvent(db, tables, recorded);
       if (row) await record(db, tables, recorded, row);
     }
+    await indexComments(db, tables, posted);
   },
 };
+
+async function indexComments(
+  db: CommonQueryMethods,
+  tables: ModerationTables,
+  rows: readonly { id: string; channelId: string; postId: string; authorId: string }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(sql.unsafe`
+    INSERT INTO ${tables.moderated_comments} (id, channel_id, post_id, author_id)
+    SELECT i::uuid, c::uuid, p::uuid, a
+    FROM unnest(${sql.array(
+      rows.map((r) => r.id),
+      'text',
+    )}, ${sql.array(
+      rows.map((r) => r.channelId),
+      'text',
+    )}, ${sql.array(
+      rows.map((r) => r.postId),
+      'text',
+    )}, ${sql.array(
+      rows.map((r) => r.authorId),
+      'text',
+    )}) AS x (i, c, p, a)
+    ON CONFLICT DO NOTHING`);
+}
 
 async function record(
   db: CommonQueryMethods,
@@ -180,14 +216,8 @@ async function commentEvent(
   const event = commentEventSchema.parse({ type: recorded.type, data: recorded.data });
   const commentId = commentOfStream(recorded.streamName);
   const index = tables.moderated_comments;
-  if (event.type === 'commentPosted') {
-    const { channelId, postId, authorId } = event.data;
-    await db.query(sql.unsafe`
-      INSERT INTO ${index} (id, channel_id, post_id, author_id) VALUES (${commentId}, ${channelId}, ${postId}, ${authorId})
-      ON CONFLICT DO NOTHING`);
-    return null;
-  }
-  if (event.type === 'commentDeletedByAuthor') return null;
+  // New comments are indexed by `apply` before any later event of theirs comes here.
+  if (event.type === 'commentDeletedByAuthor' || event.type === 'commentPosted') return null;
   const comment = await db.maybeOne(
     sql.type(
       z.object({ channelId: z.string(), postId: z.string(), userId: z.string() }),

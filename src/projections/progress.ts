@@ -25,11 +25,20 @@ export function createProjectionWaiter(
   progress?: EventEmitter<{ progress: [string, Position] }>,
 ): ProjectionWaiter {
   const reads = createCheckpointReads(pool);
+  // Where this process's runner has taken each projection it leads: enough to answer most waits with no
+  // query at all, since a projection's progress is emitted only after its batch committed.
+  const local = new Map<string, Position>();
+  progress?.on('progress', (name, at) => {
+    local.set(name, at);
+  });
+  const reachedHere = (names: readonly string[], position: Position) =>
+    names.every((n) => reached(local.get(n) ?? null, position));
   return {
     async waitFor(names, position, timeoutMs = READ_YOUR_WRITES_TIMEOUT_MS) {
       if (position === null || names.length === 0) return true;
       const deadline = Date.now() + timeoutMs;
       for (;;) {
+        if (reachedHere(names, position)) return true;
         const views = await reads.fresh();
         if (names.some((n) => views.get(n)?.status === 'failed')) return false;
         const done = names.every((n) => reached(views.get(n)?.position ?? null, position));

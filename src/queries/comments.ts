@@ -225,3 +225,40 @@ export async function commentTarget(
     FROM channel_posts p JOIN channels ch ON ch.id = p.channel_id
     WHERE p.id = ${postId} AND p.channel_id = ${channelId} AND p.status = 'published'`);
 }
+
+const posterRow = z.object({
+  ban_until: isoInstant.nullable(),
+  banned: z.boolean(),
+  is_moderator: z.boolean(),
+});
+
+/**
+ * `commentTarget` with what posting also needs to know of the poster, in one round trip: their ban in
+ * the channel when it holds now, and whether they moderate its comments (the badge on their comment).
+ */
+export async function postingContext(
+  db: CommonQueryMethods,
+  channelId: string,
+  postId: string,
+  userId: string,
+): Promise<
+  | (CommentTarget & {
+      readonly ban: { readonly until: string | null } | null;
+      readonly posterIsModerator: boolean;
+    })
+  | null
+> {
+  const found = await db.maybeOne(sql.type(targetRow.and(posterRow))`
+    SELECT p.comments_enabled AND ch.comments_enabled AS comments_enabled, ch.auto_hide_reports,
+      ch.comment_interval_seconds, ch.comment_burst,
+      b.until AS ban_until, b.user_id IS NOT NULL AS banned,
+      EXISTS (SELECT 1 FROM comment_moderators m WHERE m.channel_id = ch.id AND m.user_id = ${userId})
+        AS is_moderator
+    FROM channel_posts p JOIN channels ch ON ch.id = p.channel_id
+    LEFT JOIN comment_bans b ON b.channel_id = ch.id AND b.user_id = ${userId}
+      AND (b.until IS NULL OR b.until > now())
+    WHERE p.id = ${postId} AND p.channel_id = ${channelId} AND p.status = 'published'`);
+  if (!found) return null;
+  const { ban_until: until, banned, is_moderator: posterIsModerator, ...target } = found;
+  return { ...target, ban: banned ? { until } : null, posterIsModerator };
+}

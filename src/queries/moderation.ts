@@ -2,17 +2,6 @@ import { type CommonQueryMethods, sql } from 'slonik';
 import { z } from 'zod';
 import { isoInstant } from './post-parts.ts';
 
-/** The user's ban in the channel when it holds now; `until` null lasts until lifted. */
-export async function activeBan(
-  db: CommonQueryMethods,
-  channelId: string,
-  userId: string,
-): Promise<{ readonly until: string | null } | null> {
-  return db.maybeOne(sql.type(z.object({ until: isoInstant.nullable() }))`
-    SELECT until FROM comment_bans
-    WHERE channel_id = ${channelId} AND user_id = ${userId} AND (until IS NULL OR until > now())`);
-}
-
 export async function isCommentModerator(
   db: CommonQueryMethods,
   channelId: string,

@@ -51,6 +51,16 @@ const increment = (stream: string, by: number, options: Partial<Parameters<typeo
   handleCommand({ store, stream, decider: counter, codec, command: { by }, context: context(), ...options });
 
 describe('command handler', () => {
+  it('appends to a fresh stream without reading it, and goes the usual way if it exists after all', async () => {
+    const stream = `${freshCategory()}-fresh`;
+    const first = await increment(stream, 60, { freshStream: true });
+    expect(first.nextRevision).toBe(0n);
+    // The stream exists now: the blind try is refused, and the command reads, folds and decides.
+    await expect(increment(stream, 60, { freshStream: true })).rejects.toThrow(/would pass 100 \(it is 60\)/);
+    const second = await increment(stream, 40, { freshStream: true });
+    expect(second.nextRevision).toBe(1n);
+  });
+
   it('appends what the decider decided, with the envelope, and answers the revision and position', async () => {
     const stream = `${freshCategory()}-1`;
     const at = new Date('2026-11-01T10:00:00.000Z');

@@ -127,7 +127,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       throw new WrongExpectedRevisionError(stream, expected, revision < 0n ? 'no_stream' : revision);
     }
     const written = row.outcome === 'written';
-    if (written) wake.appended();
+    if (written) wake.appended(stream.split('-', 1)[0] ?? stream);
     return {
       nextRevision: revision,
       position: { commit: BigInt(row.transaction_id ?? '0'), prepare: BigInt(row.global_position ?? '0') },
@@ -187,7 +187,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
           const { signal } = options;
           while (!signal.aborted) {
             // Listen before reading, so a commit between the read and the wait is not missed.
-            const next = wake.next(pollIntervalMs, signal);
+            const next = wake.next(pollIntervalMs, signal, options.categories);
             let batch: RecordedEvent[];
             try {
               batch = await readAll({ after, categories: options.categories, maxCount: batchSize });
@@ -235,10 +235,16 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
 }
 
 interface Wakeups {
-  /** Resolves at the next notification, after `timeoutMs`, or when `signal` aborts. */
-  next(timeoutMs: number, signal: AbortSignal): Promise<void>;
-  /** After an append committed: wakes this process's subscriptions, and tells the others. */
-  appended(): void;
+  /**
+   * Resolves at the next notification that may concern `categories` (all when empty or absent), after
+   * `timeoutMs`, or when `signal` aborts.
+   */
+  next(timeoutMs: number, signal: AbortSignal, categories?: readonly string[]): Promise<void>;
+  /**
+   * After an append to a stream of `category` committed: wakes this process's subscriptions that read
+   * that category (the others would read nothing new), and tells the other processes.
+   */
+  appended(category: string): void;
   close(): Promise<void>;
 }
 
@@ -253,7 +259,8 @@ const NOTIFY = `SELECT set_config('synchronous_commit', 'off', true), pg_notify(
  * and reconnects after a drop; while it is down, subscriptions fall back to their poll.
  */
 function createWakeups(connectionString: string, pool: pg.Pool, logger: Logger): Wakeups {
-  const waiters = new Set<() => void>();
+  // Each waiter with the categories it reads (null: every category).
+  const waiters = new Map<() => void, ReadonlySet<string> | null>();
   // One NOTIFY at a time; appends meanwhile are covered by one more after it.
   let notifying = false;
   let notifyAgain = false;
@@ -284,7 +291,7 @@ function createWakeups(connectionString: string, pool: pg.Pool, logger: Logger):
   let closed = false;
 
   const wakeAll = () => {
-    for (const w of [...waiters]) w();
+    for (const w of [...waiters.keys()]) w();
   };
 
   const connect = (): Promise<void> => {
@@ -312,7 +319,7 @@ function createWakeups(connectionString: string, pool: pg.Pool, logger: Logger):
   };
 
   return {
-    next(timeoutMs, signal) {
+    next(timeoutMs, signal, categories) {
       if (!client && !closed) void connect();
       return new Promise<void>((done) => {
         const finish = () => {
@@ -322,12 +329,12 @@ function createWakeups(connectionString: string, pool: pg.Pool, logger: Logger):
           done();
         };
         const timer = setTimeout(finish, timeoutMs);
-        waiters.add(finish);
+        waiters.set(finish, categories && categories.length > 0 ? new Set(categories) : null);
         signal.addEventListener('abort', finish, { once: true });
       });
     },
-    appended() {
-      wakeAll();
+    appended(category) {
+      for (const [w, reads] of [...waiters]) if (reads === null || reads.has(category)) w();
       if (!closed) notifyOthers();
     },
     async close() {

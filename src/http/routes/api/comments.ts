@@ -106,10 +106,11 @@ const isTombstone = (item: CommentRow | Tombstone): item is Tombstone => !('auth
 async function readComment(
   request: FastifyRequest,
   textSchema: z.ZodType<string>,
+  jsonSchema: z.ZodType<{ text: string }>,
   post: (text: string, image?: Readable) => Promise<PostCommentOutcome>,
 ): Promise<PostCommentOutcome> {
   if (!request.isMultipart()) {
-    const parsed = z.strictObject({ text: textSchema }).safeParse(request.body);
+    const parsed = jsonSchema.safeParse(request.body);
     if (!parsed.success) throw invalid(parsed.error.issues.map((i) => i.message).join('; '));
     return post(parsed.data.text);
   }
@@ -149,6 +150,8 @@ export const commentRoutes: FastifyPluginAsyncZod<CommentRouteOptions> = async (
     .trim()
     .min(1, 'must not be empty')
     .max(options.commentMaxLength, `must be at most ${options.commentMaxLength} characters`);
+  // Built once: zod compiles a schema on first use, which per request would cost more than the check.
+  const jsonSchema = z.strictObject({ text: textSchema });
   await app.register(multipart, {
     // The image's own cap is enforced while its bytes stream (inspectUpload); this is a backstop.
     limits: {
@@ -247,7 +250,7 @@ export const commentRoutes: FastifyPluginAsyncZod<CommentRouteOptions> = async (
       const userId = userOf(request);
       const { id: channelId, postId } = request.params;
       const context = userCommandContext(request);
-      const outcome = await readComment(request, textSchema, (text, image) =>
+      const outcome = await readComment(request, textSchema, jsonSchema, (text, image) =>
         postComment(deps, { channelId, postId, userId, text, image }, context),
       );
       if (outcome.kind === 'rejected') {
@@ -266,10 +269,9 @@ export const commentRoutes: FastifyPluginAsyncZod<CommentRouteOptions> = async (
           'retry-after': String(seconds),
         });
       }
+      // The author's next poll shows the comment.
       await waiter.waitFor(COMMENT_PROJECTIONS, outcome.position);
-      const comment = await findComment(pool, outcome.commentId);
-      if (!comment) throw new Error('the comment was appended but is not in the read table');
-      return reply.code(201).send(commentView(comment, userId));
+      return reply.code(201).send(commentView(outcome.comment, userId));
     },
   );
 
