@@ -26,8 +26,8 @@ export interface CommentPollAnswer {
   /** The change counter to poll from next. */
   readonly next: number;
   readonly viewerIsModerator: boolean;
-  /** Whole comments this reader may see, and tombstones for the rest, in the page's order. */
-  readonly items: readonly (CommentRow | Tombstone)[];
+  /** Whole comments this reader may see, and tombstones for the rest, in the page's order (for a 200). */
+  items(): readonly (CommentRow | Tombstone)[];
 }
 
 export interface CommentsCache {
@@ -100,11 +100,12 @@ export function createCommentsCache(pool: DatabasePool, versions: ReadVersions):
       const key = `${version.of('comments', 'moderation')}\n${postId}\n${request.since ?? ''}\n${request.limit}\n${withHidden}`;
       const page = await pages.fetch(key, { context: { request, withHidden } });
       if (!page) throw new Error('comments cache: no page');
-      const items = page.rows.map((row): CommentRow | Tombstone =>
-        row.status === 'visible' || (row.status === 'hidden' && withHidden)
-          ? row
-          : { id: row.id, status: row.status },
-      );
+      const items = () =>
+        page.rows.map((row): CommentRow | Tombstone =>
+          row.status === 'visible' || (row.status === 'hidden' && withHidden)
+            ? row
+            : { id: row.id, status: row.status },
+        );
       const mine = page.rows.flatMap((row, i) => (row.authorId === userId ? [i] : []));
       return {
         etag: `W/"${page.hash}.${withHidden ? 'm' : 'r'}${mine.length === 0 ? '' : `.${digest(mine.join())}`}"`,

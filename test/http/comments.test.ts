@@ -224,6 +224,8 @@ describe('moderation from the client and bans', () => {
       });
     expect((await act('bob', 'hide')).status).toBe(403);
     await assignModerator('mia');
+    const badge = await commentAs(url(), channelId, await publishedPost(), 'Please stay on topic', 'mia');
+    expect(badge.body).toMatchObject({ author: { userId: 'mia', isModerator: true } });
     expect((await act('mia', 'hide')).status).toBe(204);
 
     const bobAfter = await poll(postId, 'bob', `?since=${cursor}`);

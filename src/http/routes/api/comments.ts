@@ -214,7 +214,7 @@ export const commentRoutes: FastifyPluginAsyncZod<CommentRouteOptions> = async (
       if (!answer) throw notFound('No such post.');
       const json = () =>
         JSON.stringify({
-          items: answer.items.map((item) => (isTombstone(item) ? item : commentView(item, userId))),
+          items: answer.items().map((item) => (isTombstone(item) ? item : commentView(item, userId))),
           nextCursor: encodeCursor(String(answer.next)),
         });
       return replyToTaggedPoll(request, reply, { etag: answer.etag, json }, options.pollMs);
