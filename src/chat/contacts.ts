@@ -1,0 +1,60 @@
+import type { DatabasePool } from '../db/pool.ts';
+import { contactOfUser, saveUserContact, withUserContactLock } from '../db/user-contacts.ts';
+import { type IntercomClient, parseExistingContactId } from '../integrations/intercom/client.ts';
+import { isProviderError } from '../integrations/intercom/errors.ts';
+
+type ContactCalls = Pick<IntercomClient, 'findContactByExternalId' | 'createContact' | 'unarchiveContact'>;
+
+export interface ContactMapping {
+  /** The Intercom contact id of a user of ours: found or created at Intercom once, then remembered. */
+  contactFor(userId: string): Promise<string>;
+}
+
+/**
+ * Users map to Intercom contacts by `external_id` = our user id (INTEGRATIONS.md). The mapping is stored in
+ * `user_contacts`, so only a user's very first request talks to Intercom about it. Concurrent first requests
+ * share one lookup in this process and take turns across replicas (an advisory lock), so one contact is
+ * created. Creating can still meet a contact Intercom already has (made elsewhere, or archived and so
+ * invisible to the lookup): its 409 names the id, and an archived one is unarchived.
+ */
+export function contactMapping(pool: DatabasePool, intercom: ContactCalls): ContactMapping {
+  const pending = new Map<string, Promise<string>>();
+
+  const resolve = async (userId: string): Promise<string> => {
+    const known = await contactOfUser(pool, userId);
+    if (known !== null) return known;
+    return withUserContactLock(pool, userId, async (tx) => {
+      const meanwhile = await contactOfUser(tx, userId);
+      if (meanwhile !== null) return meanwhile;
+      const contactId = await findOrCreate(intercom, userId);
+      await saveUserContact(tx, userId, contactId);
+      return contactId;
+    });
+  };
+
+  return {
+    contactFor(userId) {
+      let found = pending.get(userId);
+      if (!found) {
+        found = resolve(userId).finally(() => pending.delete(userId));
+        pending.set(userId, found);
+      }
+      return found;
+    },
+  };
+}
+
+async function findOrCreate(intercom: ContactCalls, externalId: string): Promise<string> {
+  const found = await intercom.findContactByExternalId(externalId);
+  if (found) return found.id;
+  try {
+    return (await intercom.createContact(externalId)).id;
+  } catch (error) {
+    const existing = isProviderError(error, 'conflict')
+      ? parseExistingContactId(error.providerMessage)
+      : null;
+    if (!existing) throw error;
+    if (existing.archived) await intercom.unarchiveContact(existing.id);
+    return existing.id;
+  }
+}

@@ -1,0 +1,35 @@
+import { type CommonQueryMethods, sql } from 'slonik';
+import { z } from 'zod';
+
+/** The Intercom contact of a user, once it is known. */
+export async function contactOfUser(db: CommonQueryMethods, userId: string): Promise<string | null> {
+  return db.maybeOneFirst(sql.type(z.object({ contact_id: z.string() }))`
+    SELECT contact_id FROM user_contacts WHERE user_id = ${userId}`);
+}
+
+export async function saveUserContact(
+  db: CommonQueryMethods,
+  userId: string,
+  contactId: string,
+): Promise<void> {
+  await db.query(sql.unsafe`
+    INSERT INTO user_contacts (user_id, contact_id) VALUES (${userId}, ${contactId})
+    ON CONFLICT (user_id) DO NOTHING`);
+}
+
+/**
+ * Runs `body` while holding a lock on the user's contact, database-wide: replicas that meet a user's first
+ * requests at once take turns, so one contact is created, not one each.
+ */
+export async function withUserContactLock<T>(
+  pool: { transaction<R>(handler: (tx: CommonQueryMethods) => Promise<R>): Promise<R> },
+  userId: string,
+  body: (tx: CommonQueryMethods) => Promise<T>,
+): Promise<T> {
+  return pool.transaction(async (tx) => {
+    await tx.query(
+      sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`user_contacts:${userId}`}, 0))`,
+    );
+    return body(tx);
+  });
+}
