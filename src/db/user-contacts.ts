@@ -1,5 +1,6 @@
 import { type CommonQueryMethods, sql } from 'slonik';
 import { z } from 'zod';
+import type { DatabasePool } from './pool.ts';
 
 /** The Intercom contact of a user, once it is known. */
 export async function contactOfUser(db: CommonQueryMethods, userId: string): Promise<string | null> {
@@ -22,7 +23,7 @@ export async function saveUserContact(
  * requests at once take turns, so one contact is created, not one each.
  */
 export async function withUserContactLock<T>(
-  pool: { transaction<R>(handler: (tx: CommonQueryMethods) => Promise<R>): Promise<R> },
+  pool: DatabasePool,
   userId: string,
   body: (tx: CommonQueryMethods) => Promise<T>,
 ): Promise<T> {

@@ -3,7 +3,28 @@ import type { FastifyReply } from 'fastify';
 import parseRange from 'range-parser';
 import type { FileRecord } from '../db/files.ts';
 import type { ObjectStorage } from '../integrations/storage/port.ts';
-import { HttpProblem } from './problem.ts';
+import { z } from 'zod';
+import { HttpProblem, problemSchema } from './problem.ts';
+
+/** The request headers and answers of a route that serves stored bytes, for its schema. */
+export const fileRequestHeaders = z.object({ range: z.string().max(200).optional() });
+export const fileResponses = {
+  200: z.any().describe('The bytes'),
+  206: z.any().describe('The range'),
+  416: problemSchema,
+};
+
+/**
+ * A stored object (a post's media, a comment's picture) as `sendFile` takes it, named by its id and the
+ * subtype of its content type (`<id>.png`): the upload's own name is not kept for these.
+ */
+export function storedObject(
+  id: string,
+  row: { readonly storage_key: string; readonly content_type: string; readonly size: number },
+) {
+  const ext = row.content_type.split('/')[1]?.split(';')[0] ?? 'bin';
+  return { storageKey: row.storage_key, contentType: row.content_type, size: row.size, name: `${id}.${ext}` };
+}
 
 /**
  * Sends a stored file the way API.md says: the detected type, as an attachment under its sanitised name,

@@ -339,6 +339,56 @@ describe('reports', () => {
   });
 });
 
+describe('refusals of bad input', () => {
+  it('answers 400 validation_failed and changes nothing', async () => {
+    const postId = await publishedPost();
+    const comment = await commentAs(url(), channelId, postId, 'keep me', 'kept');
+    const bad: [string, string, unknown][] = [
+      [
+        'POST',
+        `/admin/channels/${channelId}/bans`,
+        { userId: 'x', reason: 'r', until: '2001-01-01T00:00:00Z' },
+      ],
+      ['POST', `/admin/channels/${channelId}/bans`, { userId: 'x' }],
+      ['POST', `/admin/comments/${comment.id}/hide`, {}],
+      ['DELETE', `/admin/comments/${comment.id}`, { reason: '' }],
+      ['POST', `/admin/reports/${comment.id}/resolve`, { action: 'nuke' }],
+      ['GET', '/admin/moderation/events?cursor=not*a*cursor', undefined],
+      ['GET', '/admin/moderation/replay', undefined],
+      ['GET', `/admin/channels/${channelId}/comments?status=gone`, undefined],
+    ];
+    for (const [method, path, body] of bad) {
+      const res = await adminCall(url(), admin, method, path, body);
+      expect(res.status, `${method} ${path}`).toBe(400);
+      expect(res.body).toMatchObject({ code: 'validation_failed' });
+    }
+    const report = await fetch(`${commentsUrl(postId)}/${comment.id}/report`, {
+      method: 'POST',
+      headers: { ...userHeaders('r'), 'content-type': 'application/json' },
+      body: JSON.stringify({ reason: 'because' }),
+    });
+    expect(report.status).toBe(400);
+    expect((await poll(postId, 'bob', '?since=%%%')).res.status).toBe(400);
+    const bans = await adminCall(url(), admin, 'GET', `/admin/channels/${channelId}/bans`);
+    expect((bans.body as { items: { userId: string }[] }).items.map((b) => b.userId)).not.toContain('x');
+    expect((await poll(postId, 'bob')).page?.items.map((c) => c.id)).toContain(comment.id);
+  });
+
+  it('answers 404 for comments and reports that do not exist', async () => {
+    const missing = '0195e7a4-0000-7000-8000-00000000dead';
+    expect(
+      (await adminCall(url(), admin, 'POST', `/admin/comments/${missing}/hide`, { reason: 'r' })).status,
+    ).toBe(404);
+    expect(
+      (await adminCall(url(), admin, 'POST', `/admin/reports/${missing}/resolve`, { action: 'dismiss' }))
+        .status,
+    ).toBe(404);
+    expect((await adminCall(url(), admin, 'PUT', `/admin/channels/${missing}/moderators/u`)).status).toBe(
+      404,
+    );
+  });
+});
+
 describe('moderation replay', () => {
   it('rebuilds from the event store: now equals the read tables, an earlier instant shows the earlier state', async () => {
     const made = await adminCall(url(), admin, 'POST', '/admin/channels', {

@@ -19,7 +19,7 @@ import {
 } from '../../../queries/feed.ts';
 import { userCommandContext } from '../../command-context.ts';
 import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
-import { sendFile } from '../../file-replies.ts';
+import { fileRequestHeaders, fileResponses, sendFile, storedObject } from '../../file-replies.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { replyToPoll, replyToTaggedPoll } from '../../poll.ts';
 import { HttpProblem, problemSchema } from '../../problem.ts';
@@ -279,27 +279,16 @@ export const channelRoutes: FastifyPluginAsyncZod<ChannelRouteOptions> = async (
         security,
         summary: "A published post's media (Range requests answer 206)",
         params: postParams.extend({ attachmentId: z.uuid() }),
-        headers: z.object({ range: z.string().max(200).optional() }),
-        response: {
-          200: z.any().describe('The bytes'),
-          206: z.any().describe('The range'),
-          416: problemSchema,
-          ...errors,
-        },
+        headers: fileRequestHeaders,
+        response: { ...fileResponses, ...errors },
       },
     },
     async (request, reply) => {
       const { id, postId, attachmentId } = request.params;
       const found = await visibleAttachment(pool, id, postId, attachmentId);
       if (!found) throw new HttpProblem(404, 'not_found', 'No such attachment.');
-      const ext = found.content_type.split('/')[1]?.split(';')[0] ?? 'bin';
-      const file = {
-        storageKey: found.storage_key,
-        contentType: found.content_type,
-        size: found.size,
-        name: `${attachmentId}.${ext}`,
-      };
       // Published media is the same for every reader: a private cache may keep it.
+      const file = storedObject(attachmentId, found);
       return sendFile(reply, storage, file, request.headers.range, 'private, max-age=3600');
     },
   );

@@ -23,7 +23,7 @@ import { createCommentsCache, type Tombstone } from '../../../queries/comments-c
 import { isCommentModerator } from '../../../queries/moderation.ts';
 import { userCommandContext } from '../../command-context.ts';
 import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
-import { sendFile } from '../../file-replies.ts';
+import { fileRequestHeaders, fileResponses, sendFile, storedObject } from '../../file-replies.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { replyToTaggedPoll } from '../../poll.ts';
 import { HttpProblem, problemSchema } from '../../problem.ts';
@@ -366,13 +366,8 @@ export const commentRoutes: FastifyPluginAsyncZod<CommentRouteOptions> = async (
         security,
         summary: "A comment's picture (visible comments; hidden ones for moderators)",
         params: commentParams,
-        headers: z.object({ range: z.string().max(200).optional() }),
-        response: {
-          200: z.any().describe('The bytes'),
-          206: z.any().describe('The range'),
-          416: problemSchema,
-          ...errors,
-        },
+        headers: fileRequestHeaders,
+        response: { ...fileResponses, ...errors },
       },
     },
     async (request, reply) => {
@@ -382,13 +377,7 @@ export const commentRoutes: FastifyPluginAsyncZod<CommentRouteOptions> = async (
         (comment.status === 'hidden' && (await isCommentModerator(pool, comment.channelId, userOf(request))));
       const image = visible ? await commentImage(pool, comment.id) : null;
       if (!image) throw notFound('No such image.');
-      const ext = image.content_type.split('/')[1] ?? 'bin';
-      const file = {
-        storageKey: image.storage_key,
-        contentType: image.content_type,
-        size: image.size,
-        name: `${comment.id}.${ext}`,
-      };
+      const file = storedObject(comment.id, image);
       return sendFile(reply, storage, file, request.headers.range, 'private, no-cache');
     },
   );
