@@ -6,18 +6,14 @@ import {
   interleavedHead,
   interleavedTable,
   percent,
+  pollColumns,
+  type PollResults,
   type RunInfo,
   share,
   shareLines,
   targetsSection,
   type Verdict,
 } from './report.ts';
-
-export interface PollResults {
-  readonly hello: Series;
-  readonly poll200: Series;
-  readonly poll304: Series;
-}
 
 export interface CommentPosting {
   readonly series: Series;
@@ -34,7 +30,7 @@ export interface CommentPosting {
 
 export type DlpTiming = Awaited<ReturnType<typeof measureContentSafety>>;
 
-const columns = (poll: PollResults) => ({ 'poll 200': poll.poll200, 'poll 304': poll.poll304 });
+const columns = pollColumns;
 
 const COMMENTS_TARGET = 1_000;
 const DLP_P99_TARGET_MS = 2;

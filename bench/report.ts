@@ -212,3 +212,12 @@ export function summaryRows(results: Results, subject: Subject): string[] {
     `p99 ${fixed(m.p99Ms)} ms  p99/p50 ${fixed(tailRatio(m))}  failures ${m.failures}`;
   return [row('hello', results.hello), row(subject.name, results.service)];
 }
+
+/** A poll route answered 200 and 304, next to the bare route of the same run. */
+export interface PollResults {
+  readonly hello: Series;
+  readonly poll200: Series;
+  readonly poll304: Series;
+}
+
+export const pollColumns = (poll: PollResults) => ({ 'poll 200': poll.poll200, 'poll 304': poll.poll304 });

@@ -1,5 +1,6 @@
 import { benchAdmin } from './admin.ts';
 import { benchChannel } from './channel.ts';
+import { benchChat } from './chat.ts';
 import { benchComments } from './comments.ts';
 import { benchEventStore } from './eventstore/bench.ts';
 import { benchFiles } from './files.ts';
@@ -13,6 +14,7 @@ const benchmarks: Readonly<Record<string, (signal: AbortSignal) => Promise<numbe
   files: benchFiles,
   channel: benchChannel,
   comments: benchComments,
+  chat: benchChat,
 };
 
 async function all(signal: AbortSignal): Promise<number> {

@@ -14,6 +14,7 @@ import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
 import { mintSessionToken } from '../src/dev-token.ts';
 import { type EventSourcing, startEventSourcing } from '../src/event-sourcing.ts';
 import { buildApp } from '../src/http/app.ts';
+import { startSupport, type SupportServices } from '../src/chat/support.ts';
 import { localStorage } from '../src/integrations/storage/local.ts';
 import type { ObjectStorage } from '../src/integrations/storage/port.ts';
 import { createLogger } from '../src/http/logger.ts';
@@ -64,6 +65,8 @@ export interface Service {
   readonly poolSize: number | undefined;
   /** The app's event store, projection runner and waiter, for a benchmark that times projections. */
   readonly eventSourcing: EventSourcing;
+  /** Intercom's sandbox, the read cache and the webhook inbox. */
+  readonly support: SupportServices;
   /** Mints a client session token, as a host backend would, for a user of the benchmark's choosing. */
   readonly sessionToken: (userId: string) => string;
 }
@@ -133,6 +136,15 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
   const storage = options.storage ?? localStorage(await temporaryDirectory('svc-bench-uploads-', teardown));
   const eventSourcing = await startEventSourcing({ config, databaseUrl: url, pool, logger });
   teardown.add('projections and event store', () => eventSourcing.stop());
+  // The bench runs production settings, but Intercom is the sandbox here.
+  const support = await startSupport({
+    config,
+    pool,
+    databaseUrl: url,
+    logger,
+    sandboxInProduction: true,
+  });
+  teardown.add('support chat', () => support.close());
   const app = await buildApp({
     config,
     pool,
@@ -141,8 +153,10 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
     waiter: eventSourcing.waiter,
     projections: eventSourcing.projectionNames,
     storage,
+    support,
   });
   const base = await listen(app);
+  support.listening(base);
   teardown.add('service app', () => app.close());
 
   const { token } = mintSessionToken(config.JWT_SECRET, BENCH_USER_ID, TOKEN_TTL_SECONDS);
@@ -158,6 +172,7 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
     database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL',
     poolSize: pool.configuration.maxPoolSize,
     eventSourcing,
+    support,
     sessionToken: (userId) => mintSessionToken(config.JWT_SECRET, userId, TOKEN_TTL_SECONDS).token,
   };
 }

@@ -53,6 +53,8 @@ export const envSchema = z
     SUPPORT_CLIENT_SECRET: optionalString,
     SUPPORT_REGION: choice(['us', 'eu', 'au'], 'us'),
     SUPPORT_BASE_URL: optionalUrl,
+    SUPPORT_CACHE_TTL_MS: int(1_000, 3_600_000, 30_000),
+    PUBLIC_BASE_URL: optionalUrl,
     REQUIRE_OBJECT_STORE: flag,
     S3_BUCKET: optionalString,
     S3_REGION: optionalString,
@@ -150,6 +152,12 @@ export function productionGuardFailures(config: Config): GuardFailure[] {
     fail('FILE_URL_SECRET', 'must differ from JWT_SECRET and ADMIN_SESSION_SECRET');
   if (config.SUPPORT_BASE_URL)
     fail('SUPPORT_BASE_URL', 'must not be set: a custom provider URL could leak the token');
+  if (!config.SUPPORT_ACCESS_TOKEN)
+    fail('SUPPORT_ACCESS_TOKEN', 'must be set: production never stands the sandbox in for Intercom');
+  if (!config.SUPPORT_CLIENT_SECRET)
+    fail('SUPPORT_CLIENT_SECRET', 'must be set: without it no support webhook can be verified');
+  if (!config.PUBLIC_BASE_URL)
+    fail('PUBLIC_BASE_URL', 'must be set: chat attachments are links Intercom fetches from it');
   if (!config.DATABASE_URL) fail('DATABASE_URL', 'must be set: production never starts an embedded database');
   return failures;
 }

@@ -11,6 +11,7 @@ import { resolveSecrets } from './dev-secrets.ts';
 import { DEMO_USER_ID, mintSessionToken } from './dev-token.ts';
 import { type EventSourcing, startEventSourcing } from './event-sourcing.ts';
 import { buildApp } from './http/app.ts';
+import { startSupport, type SupportServices } from './chat/support.ts';
 import { type ScheduledPublisher, startScheduledPublisher } from './jobs/publish-scheduled.ts';
 import { createLogger } from './http/logger.ts';
 import { createRedis } from './integrations/redis.ts';
@@ -28,6 +29,7 @@ interface Running {
   storage?: ObjectStorage;
   eventSourcing?: EventSourcing;
   scheduler?: ScheduledPublisher;
+  support?: SupportServices;
   embedded?: EmbeddedDatabase;
 }
 
@@ -54,8 +56,9 @@ async function stopAll(running: Running, logger: Logger): Promise<boolean> {
       logger.error({ err: error }, `shutdown: ${name} failed`);
     }
   };
-  const { app, pool, redis, storage, eventSourcing, scheduler, embedded } = running;
+  const { app, pool, redis, storage, eventSourcing, scheduler, support, embedded } = running;
   if (app) await step('http server', () => app.close());
+  if (support) await step('support chat', () => support.close());
   if (scheduler) await step('schedule job', () => scheduler.stop());
   if (eventSourcing) await step('projections and event store', () => eventSourcing.stop());
   if (pool) await step('database pool', () => pool.end());
@@ -139,6 +142,13 @@ async function main(): Promise<void> {
       connectionString: databaseUrl,
       logger,
     });
+    running.support = await startSupport({
+      config,
+      pool: running.pool,
+      databaseUrl,
+      redis: running.redis,
+      logger,
+    });
     running.app = await buildApp({
       config,
       pool: running.pool,
@@ -150,8 +160,10 @@ async function main(): Promise<void> {
       waiter: running.eventSourcing.waiter,
       projections: running.eventSourcing.projectionNames,
       storage: running.storage,
+      support: running.support,
     });
-    await running.app.listen({ host: config.HOST, port: config.PORT });
+    const listeningAt = await running.app.listen({ host: config.HOST, port: config.PORT });
+    running.support.listening(listeningAt);
     printBanner(config, running.app, owner);
   } catch (error) {
     logger.fatal({ err: error }, 'startup failed');

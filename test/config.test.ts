@@ -13,6 +13,9 @@ const productionEnv = {
   JWT_SECRET: 'j'.repeat(32),
   ADMIN_SESSION_SECRET: 'a'.repeat(32),
   FILE_URL_SECRET: 'f'.repeat(32),
+  SUPPORT_ACCESS_TOKEN: 'intercom-access-token',
+  SUPPORT_CLIENT_SECRET: 'intercom-client-secret',
+  PUBLIC_BASE_URL: 'https://support.example.com',
 };
 
 function guardNames(env: Record<string, string | undefined>): string[] {
@@ -50,6 +53,13 @@ describe('production boot guards', () => {
     ['FILE_URL_SECRET equal to ADMIN_SESSION_SECRET', { FILE_URL_SECRET: 'a'.repeat(32) }, 'FILE_URL_SECRET'],
     ['a custom SUPPORT_BASE_URL', { SUPPORT_BASE_URL: 'https://proxy.example.com' }, 'SUPPORT_BASE_URL'],
     ['no DATABASE_URL (no embedded database in production)', { DATABASE_URL: undefined }, 'DATABASE_URL'],
+    [
+      'no Intercom token (no sandbox in production)',
+      { SUPPORT_ACCESS_TOKEN: undefined },
+      'SUPPORT_ACCESS_TOKEN',
+    ],
+    ['no webhook secret', { SUPPORT_CLIENT_SECRET: undefined }, 'SUPPORT_CLIENT_SECRET'],
+    ['no public address for attachment links', { PUBLIC_BASE_URL: undefined }, 'PUBLIC_BASE_URL'],
   ];
 
   it.each(broken)('refuse %s, naming exactly that guard', (_name, change, guard) => {
@@ -65,6 +75,9 @@ describe('production boot guards', () => {
       'JWT_SECRET',
       'ADMIN_SESSION_SECRET',
       'FILE_URL_SECRET',
+      'SUPPORT_ACCESS_TOKEN',
+      'SUPPORT_CLIENT_SECRET',
+      'PUBLIC_BASE_URL',
       'DATABASE_URL',
     ]);
   });

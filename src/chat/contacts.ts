@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { DatabasePool } from '../db/pool.ts';
 import { contactOfUser, saveUserContact, withUserContactLock } from '../db/user-contacts.ts';
 import { type IntercomClient, parseExistingContactId } from '../integrations/intercom/client.ts';
@@ -8,7 +9,18 @@ type ContactCalls = Pick<IntercomClient, 'findContactByExternalId' | 'createCont
 export interface ContactMapping {
   /** The Intercom contact id of a user of ours: found or created at Intercom once, then remembered. */
   contactFor(userId: string): Promise<string>;
+  /** The user's contact if they have one already; never asks Intercom (reads need no new contact). */
+  knownContact(userId: string): Promise<string | null>;
+  /** Forgets a mapping this process remembers (the row is someone else's business). */
+  forget(userId: string): void;
 }
+
+/**
+ * Mappings change only when a contact is wiped (development) or deleted at Intercom, so this process keeps
+ * them a while: a poll then needs no query to know whose it is. Another replica forgetting one is seen
+ * here after at most this long.
+ */
+const REMEMBER_MS = 60_000;
 
 /**
  * Users map to Intercom contacts by `external_id` = our user id (INTEGRATIONS.md). The mapping is stored in
@@ -19,6 +31,7 @@ export interface ContactMapping {
  */
 export function contactMapping(pool: DatabasePool, intercom: ContactCalls): ContactMapping {
   const pending = new Map<string, Promise<string>>();
+  const remembered = new LRUCache<string, string>({ max: 100_000, ttl: REMEMBER_MS });
 
   const resolve = async (userId: string): Promise<string> => {
     const known = await contactOfUser(pool, userId);
@@ -34,12 +47,29 @@ export function contactMapping(pool: DatabasePool, intercom: ContactCalls): Cont
 
   return {
     contactFor(userId) {
+      const known = remembered.get(userId);
+      if (known !== undefined) return Promise.resolve(known);
       let found = pending.get(userId);
       if (!found) {
-        found = resolve(userId).finally(() => pending.delete(userId));
+        found = resolve(userId)
+          .then((contactId) => {
+            remembered.set(userId, contactId);
+            return contactId;
+          })
+          .finally(() => pending.delete(userId));
         pending.set(userId, found);
       }
       return found;
+    },
+    async knownContact(userId) {
+      const known = remembered.get(userId);
+      if (known !== undefined) return known;
+      const stored = await contactOfUser(pool, userId);
+      if (stored !== null) remembered.set(userId, stored);
+      return stored;
+    },
+    forget(userId) {
+      remembered.delete(userId);
     },
   };
 }

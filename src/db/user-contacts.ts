@@ -34,3 +34,19 @@ export async function withUserContactLock<T>(
     return body(tx);
   });
 }
+
+/** The users of those contacts that have one here, by contact id; contacts of no user of ours are absent. */
+export async function usersOfContacts(
+  db: CommonQueryMethods,
+  contactIds: readonly string[],
+): Promise<ReadonlyMap<string, string>> {
+  if (contactIds.length === 0) return new Map();
+  const rows = await db.any(sql.type(z.object({ user_id: z.string(), contact_id: z.string() }))`
+    SELECT user_id, contact_id FROM user_contacts WHERE contact_id = ANY (${sql.array([...contactIds], 'text')})`);
+  return new Map(rows.map((row) => [row.contact_id, row.user_id]));
+}
+
+/** Drops the mapping to a contact Intercom deleted; the user's next request finds or creates a new one. */
+export async function forgetContact(db: CommonQueryMethods, contactId: string): Promise<void> {
+  await db.query(sql.unsafe`DELETE FROM user_contacts WHERE contact_id = ${contactId}`);
+}

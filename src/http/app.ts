@@ -4,6 +4,8 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import type { ChatDeps } from '../chat/conversations.ts';
+import type { SupportServices } from '../chat/support.ts';
 import type { ResolvedConfig } from '../config.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import type { EventStore } from '../events/store/port.ts';
@@ -22,6 +24,7 @@ import { adminRoutes } from './routes/admin/index.ts';
 import { apiRoutes } from './routes/api/index.ts';
 import { publicFilesRoutes } from './routes/files.ts';
 import { healthRoutes } from './routes/health.ts';
+import { supportWebhookRoutes } from './routes/webhooks/support.ts';
 
 export interface AppDependencies {
   readonly config: ResolvedConfig;
@@ -37,6 +40,8 @@ export interface AppDependencies {
   readonly storage: ObjectStorage;
   /** The projections this service runs: readiness reports theirs. */
   readonly projections: readonly string[];
+  /** Intercom (or its sandbox), the read cache, the contact mapping and the webhook inbox. */
+  readonly support: SupportServices;
 }
 
 const MIB = 1024 * 1024;
@@ -85,6 +90,20 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(idempotencyPlugin, { pool: deps.pool });
 
+  const { support } = deps;
+  const publicBaseUrl = config.PUBLIC_BASE_URL;
+  const chat: ChatDeps = {
+    pool: deps.pool,
+    intercom: support.intercom,
+    contacts: support.contacts,
+    cache: support.cache,
+    logger: deps.logger,
+    files: {
+      secret: config.FILE_URL_SECRET,
+      publicBaseUrl: () => publicBaseUrl ?? support.serviceUrl(),
+      ttlSeconds: config.FILE_URL_TTL_MINUTES * 60,
+    },
+  };
   const uploadCaps = {
     file: config.MAX_FILE_MB * MIB,
     image: config.MAX_IMAGE_MB * MIB,
@@ -103,6 +122,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     feedPollMs: config.POLL_FEED_MS,
     versions: createReadVersions(deps.pool),
     commentHashKey: deriveKey(config.FILE_URL_SECRET, 'comment-rejection-hash'),
+    chat,
+    support,
     client: {
       poll: { chatMs: config.POLL_CHAT_MS, commentsMs: config.POLL_COMMENTS_MS },
       limits: {
@@ -116,6 +137,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       enabled: config.ENABLE_DEVTOOLS && config.NODE_ENV !== 'production',
       resetAll: config.ENABLE_DEVTOOLS_RESET_ALL,
     },
+  });
+  await app.register(supportWebhookRoutes, {
+    pool: deps.pool,
+    clientSecret: support.webhookSecret,
+    inbox: support.inbox,
   });
   await app.register(publicFilesRoutes, {
     pool: deps.pool,

@@ -6,6 +6,7 @@ import { Registry } from 'prom-client';
 import { envSchema, type ResolvedConfig } from '../../src/config.ts';
 import type { DatabasePool } from '../../src/db/pool.ts';
 import { buildApp } from '../../src/http/app.ts';
+import { type SupportOptions, type SupportServices, startSupport } from '../../src/chat/support.ts';
 import { type EventSourcing, startEventSourcing } from '../../src/event-sourcing.ts';
 import { createLogger } from '../../src/http/logger.ts';
 import type { Projection } from '../../src/projections/projection.ts';
@@ -43,6 +44,8 @@ export interface RunningApp {
   readonly url: string;
   readonly logs: LogCapture;
   readonly eventSourcing: EventSourcing;
+  /** Intercom's sandbox (unless the env names a token), the read cache and the webhook inbox. */
+  readonly support: SupportServices;
   close(): Promise<void>;
 }
 
@@ -60,12 +63,23 @@ export interface StartOptions {
   readonly projections?: readonly Projection[];
   /** Where uploads go: a local directory of this app's own by default, removed on close. */
   readonly storage?: ObjectStorage;
+  /** Client, sandbox and inbox settings of the support chat (short waits in tests). */
+  readonly support?: Pick<SupportOptions, 'client' | 'sandbox' | 'runInbox'>;
 }
+
+/** Production refuses to run without Intercom; tests of production behaviour get a token no call uses. */
+const PRODUCTION_SUPPORT = {
+  SUPPORT_ACCESS_TOKEN: 'test-intercom-token',
+  SUPPORT_CLIENT_SECRET: 'test-intercom-client-secret',
+  PUBLIC_BASE_URL: 'https://support.test',
+};
 
 /** The real app on a real loopback socket. */
 export async function startApp(options: StartOptions): Promise<RunningApp> {
   const logs = new LogCapture();
-  const config = testConfig(options.env);
+  const config = testConfig(
+    options.env?.['NODE_ENV'] === 'production' ? { ...PRODUCTION_SUPPORT, ...options.env } : options.env,
+  );
   const logger = createLogger(config.LOG_LEVEL, logs);
   const registry = new Registry();
   const { pool, url } = options.db;
@@ -80,6 +94,16 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     registry,
     ...(options.projections ? { projections: options.projections } : {}),
   });
+  const support = await startSupport({
+    config,
+    pool,
+    databaseUrl: url,
+    redis: options.redis,
+    logger,
+    client: { maxWaitMs: 200, retryInitialDelayMs: 10, retryMaxDelayMs: 20, ...options.support?.client },
+    sandbox: { webhookRetryDelayMs: 200, ...options.support?.sandbox },
+    ...(options.support?.runInbox === undefined ? {} : { runInbox: options.support.runInbox }),
+  });
   const app = await buildApp({
     config,
     pool,
@@ -90,18 +114,23 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     waiter: eventSourcing.waiter,
     projections: eventSourcing.projectionNames,
     storage,
+    support,
   });
   options.extend?.(app, { pool, eventSourcing });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
+  const base = `http://127.0.0.1:${port}`;
+  support.listening(base);
   return {
     app,
-    url: `http://127.0.0.1:${port}`,
+    url: base,
     logs,
     eventSourcing,
+    support,
     close: async () => {
       await app.close();
+      await support.close();
       await eventSourcing.stop();
       await own?.cleanup();
     },

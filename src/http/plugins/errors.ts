@@ -3,6 +3,8 @@ import fp from 'fastify-plugin';
 import { PasswordPolicyError } from '../../auth/admin-accounts.ts';
 import { ConcurrencyExhaustedError, DomainError } from '../../commands/errors.ts';
 import { UploadRejected } from '../../files/types.ts';
+import { ProviderError } from '../../integrations/intercom/errors.ts';
+import { providerProblem } from '../../integrations/intercom/problem.ts';
 import { type FieldError, HttpProblem, type Problem, problem } from '../problem.ts';
 
 function validationErrors(error: FastifyError): FieldError[] {
@@ -32,6 +34,10 @@ function toProblem(error: FastifyError): Problem {
     return problem(domainStatus[error.kind], error.code, error.message, undefined, error.extensions);
   }
   if (error instanceof UploadRejected) return problem(error.status, error.code, error.detail);
+  if (error instanceof ProviderError) {
+    const mapped = providerProblem(error);
+    return problem(mapped.status, mapped.code, mapped.detail);
+  }
   if (error instanceof PasswordPolicyError) {
     return problem(400, 'validation_failed', 'The password is not acceptable.', [
       { path: 'body.password', message: error.reason },
@@ -76,6 +82,7 @@ export const errorsPlugin = fp(
       if (body.status >= 500) request.log.error({ err: error }, 'request failed');
       else request.log.info({ code: body.code }, 'request refused');
       if (error instanceof HttpProblem) void reply.headers(error.headers);
+      if (error instanceof ProviderError) void reply.headers(providerProblem(error).headers);
       return reply.code(body.status).type('application/problem+json').send(body);
     });
     app.setNotFoundHandler((_request, reply) => {

@@ -81,8 +81,15 @@ export const conversationSourceSchema = z.looseObject({
   attachments: z.array(attachmentSchema).default([]),
 });
 
+/** The contacts a conversation or ticket belongs to: what ownership is checked against. */
+const contactRefs = z
+  .looseObject({ contacts: z.array(z.looseObject({ id: z.string() })) })
+  .nullish()
+  .transform((refs) => refs?.contacts.map((c) => c.id) ?? []);
+
 const conversationFields = {
   id: z.string(),
+  contacts: contactRefs,
   created_at: unixSeconds,
   updated_at: unixSeconds,
   /** Use `state`: a snoozed conversation also has `open: true`. */
@@ -140,6 +147,7 @@ export const ticketSchema = z.looseObject({
   /** Show `external_label` to the user; `category` is the machine state. */
   ticket_state: z.looseObject({ category: ticketCategorySchema, external_label: z.string() }),
   ticket_attributes: z.record(z.string(), z.unknown()).optional(),
+  contacts: contactRefs,
   created_at: unixSeconds,
   updated_at: unixSeconds,
   open: z.boolean().optional(),

@@ -1,16 +1,126 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { SupportServices } from '../../../chat/support.ts';
+import { wipeContact } from '../../../chat/wipe-contact.ts';
 import type { DatabasePool } from '../../../db/pool.ts';
+import type { EventStore } from '../../../events/store/port.ts';
+import type { ProjectionWaiter } from '../../../projections/progress.ts';
+import { userCommandContext } from '../../command-context.ts';
+import { userOf } from '../../plugins/auth.ts';
+import { HttpProblem } from '../../problem.ts';
+import { providerId } from './support-schemas.ts';
+import { pushCategories } from '../../../integrations/push/dispatcher.ts';
+import { latestPushes } from '../../../db/push-log.ts';
 import { emptyAllTables } from '../../../db/reset.ts';
+import { limitParam } from '../../cursor.ts';
 import { problemSchema } from '../../problem.ts';
 
 export interface DevtoolsOptions {
   readonly pool: DatabasePool;
+  readonly store: EventStore;
+  readonly waiter: ProjectionWaiter;
+  readonly support: SupportServices;
   readonly resetAll: boolean;
 }
 
+const DEVICE_PROJECTIONS = ['devices'];
+
+const pushSchema = z
+  .object({
+    id: z.string(),
+    userId: z.string(),
+    category: z.enum(pushCategories),
+    conversationId: z.string().optional(),
+    ticketId: z.string().optional(),
+    csat: z.boolean(),
+    outcome: z.string().describe('`not_configured` (no push service), `muted` (the user turned it off)'),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: 'DevtoolsPush' });
+
 /** Mounted only when ENABLE_DEVTOOLS=1 outside production (see http/routes/api/index.ts). */
-export const devtoolsRoutes: FastifyPluginAsyncZod<DevtoolsOptions> = async (app, { pool, resetAll }) => {
+export const devtoolsRoutes: FastifyPluginAsyncZod<DevtoolsOptions> = async (app, options) => {
+  const { pool, resetAll, support } = options;
+  app.post(
+    '/devtools/wipe-contact',
+    {
+      schema: {
+        tags: ['devtools'],
+        security: [{ sessionJwt: [] }],
+        summary:
+          "Forgets the caller's support contact mapping, read markers and devices (and the sandbox contact)",
+        response: { 204: z.null().describe('Wiped'), 401: problemSchema },
+      },
+    },
+    async (request, reply) => {
+      const position = await wipeContact(options, userOf(request), userCommandContext(request));
+      await options.waiter.waitFor(DEVICE_PROJECTIONS, position);
+      request.log.warn({ userId: request.userId }, 'devtools wipe-contact forgot a user');
+      return reply.code(204).send(null);
+    },
+  );
+
+  const { sandbox } = support;
+  if (sandbox) {
+    app.post(
+      '/devtools/operator-reply',
+      {
+        schema: {
+          tags: ['devtools'],
+          security: [{ sessionJwt: [] }],
+          summary: 'Sandbox only: a teammate replies; the reply arrives through a signed webhook',
+          body: z.strictObject({ conversationId: providerId, text: z.string().trim().min(1).max(10_000) }),
+          response: {
+            202: z.object({ messageId: z.string() }).meta({ id: 'OperatorReply' }),
+            400: problemSchema,
+            401: problemSchema,
+            404: problemSchema,
+          },
+        },
+      },
+      async (request, reply) => {
+        const { conversationId, text } = request.body;
+        if (!sandbox.state.conversations.has(conversationId)) {
+          throw new HttpProblem(404, 'not_found', 'No such conversation in the sandbox.');
+        }
+        const result = await sandbox.operator.reply(conversationId, { body: text });
+        return reply.code(202).send({ messageId: result.id });
+      },
+    );
+  }
+
+  app.get(
+    '/devtools/pushes',
+    {
+      schema: {
+        tags: ['devtools'],
+        security: [{ sessionJwt: [] }],
+        summary: 'The pushes the service sent or would have sent, newest first (ids only, never content)',
+        querystring: z.object({ limit: limitParam }),
+        response: {
+          200: z.object({ items: z.array(pushSchema) }).meta({ id: 'DevtoolsPushes' }),
+          400: problemSchema,
+          401: problemSchema,
+        },
+      },
+    },
+    async (request) => {
+      const rows = await latestPushes(pool, request.query.limit);
+      return {
+        items: rows.map((row) => ({
+          id: row.id,
+          userId: row.user_id,
+          category: row.category,
+          ...(row.conversation_id === null ? {} : { conversationId: row.conversation_id }),
+          ...(row.ticket_id === null ? {} : { ticketId: row.ticket_id }),
+          csat: row.csat,
+          outcome: row.outcome,
+          createdAt: row.created_at.toISOString(),
+        })),
+      };
+    },
+  );
+
   if (resetAll) {
     app.post(
       '/devtools/reset-all',

@@ -7,7 +7,12 @@ import type { ProjectionWaiter } from '../../../projections/progress.ts';
 import type { ReadVersions } from '../../../projections/read-version.ts';
 import { identify, requireUser } from '../../plugins/auth.ts';
 import { registerApiRateLimit } from '../../plugins/rate-limit.ts';
+import type { ChatDeps } from '../../../chat/conversations.ts';
+import type { SupportServices } from '../../../chat/support.ts';
 import { channelRoutes } from './channel.ts';
+import { conversationRoutes } from './conversations.ts';
+import { ticketRoutes } from './tickets.ts';
+import { unreadRoutes } from './unread.ts';
 import { commentRoutes } from './comments.ts';
 import { slowMode } from '../../../comments/slow-mode.ts';
 import { type ClientConfig, configRoutes } from './config.ts';
@@ -31,6 +36,10 @@ export interface ApiOptions {
   /** Keys the hash that records a rejected comment. */
   readonly commentHashKey: string;
   readonly devtools: { readonly enabled: boolean; readonly resetAll: boolean };
+  /** The support chat's reads and writes. */
+  readonly chat: ChatDeps;
+  /** For the devtools that drive the sandbox. */
+  readonly support: SupportServices;
 }
 
 /**
@@ -71,8 +80,18 @@ export const apiRoutes: FastifyPluginAsync<ApiOptions> = async (app, options) =>
     commentMaxLength: options.client.limits.commentMaxLength,
     pollMs: options.client.poll.commentsMs,
   });
+  const chatPollMs = options.client.poll.chatMs;
+  await app.register(conversationRoutes, { chat: options.chat, pollMs: chatPollMs });
+  await app.register(ticketRoutes, { chat: options.chat, pollMs: chatPollMs });
+  await app.register(unreadRoutes, { chat: options.chat, pollMs: chatPollMs });
   await app.register(devicesRoutes, { pool: options.pool, store: options.store, waiter: options.waiter });
   if (options.devtools.enabled) {
-    await app.register(devtoolsRoutes, { pool: options.pool, resetAll: options.devtools.resetAll });
+    await app.register(devtoolsRoutes, {
+      pool: options.pool,
+      store: options.store,
+      waiter: options.waiter,
+      support: options.support,
+      resetAll: options.devtools.resetAll,
+    });
   }
 };

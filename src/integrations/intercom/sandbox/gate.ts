@@ -9,12 +9,22 @@ export interface RateLimit {
   readonly windowSeconds: number;
 }
 
+/** One call that reached the sandbox's API (refused ones included), for tests and benchmarks to count. */
+export interface SandboxCall {
+  readonly method: string;
+  readonly path: string;
+}
+
 export interface GateOptions {
   readonly accessToken: string;
+  /** Every call is appended here. */
+  readonly calls: SandboxCall[];
   readonly rateLimit: RateLimit;
   readonly faults: Faults;
   readonly now: () => number;
 }
+
+const MAX_CALLS_KEPT = 100_000;
 
 /** The only version the sandbox answers for; the others of the OpenAPI enum have other shapes. */
 export const API_VERSION = '2.15';
@@ -63,6 +73,9 @@ export function installGate(scope: FastifyInstance, options: GateOptions): void 
         'x-ratelimit-reset': reset,
       });
     const path = request.url.split('?')[0] ?? request.url;
+    options.calls.push({ method: request.method, path });
+    // A sandbox left running under `npm start` must not grow without bound.
+    if (options.calls.length > MAX_CALLS_KEPT) options.calls.splice(0, options.calls.length / 2);
     const fault = options.faults.take(request.method, path);
     if (fault?.status === 429) {
       headers(0);

@@ -4,7 +4,7 @@ import type { SandboxContext } from './context.ts';
 import { conversationRoutes } from './conversation-routes.ts';
 import { errorList, IntercomError } from './errors.ts';
 import { createFaults } from './faults.ts';
-import { installGate, type RateLimit } from './gate.ts';
+import { installGate, type RateLimit, type SandboxCall } from './gate.ts';
 import { createOperator, type SandboxOperator } from './operator.ts';
 import { OPERATOR_PREFIX, operatorRoutes } from './operator-routes.ts';
 import { createState, type SandboxState } from './state.ts';
@@ -12,7 +12,7 @@ import { ticketRoutes } from './ticket-routes.ts';
 import { createWebhooks } from './webhooks.ts';
 
 export { OPERATOR_PREFIX } from './operator-routes.ts';
-export { API_VERSION } from './gate.ts';
+export { API_VERSION, type SandboxCall } from './gate.ts';
 export { signWebhook, type Delivery, type Notification } from './webhooks.ts';
 export type { Fault } from './faults.ts';
 export type { ActionResult, SandboxOperator } from './operator.ts';
@@ -45,6 +45,10 @@ export interface IntercomSandbox {
   readonly operator: SandboxOperator;
   /** The records, for tests to look at (and, with care, to arrange). */
   readonly state: SandboxState;
+  /** Every API call received, oldest first (operator calls not included). */
+  readonly calls: readonly SandboxCall[];
+  /** Where webhooks go from now on: a service starting the sandbox learns its own address last. */
+  deliverWebhooksTo(url: string | undefined): void;
   close(): Promise<void>;
 }
 
@@ -81,6 +85,7 @@ export async function startIntercomSandbox(options: IntercomSandboxOptions): Pro
   const faults = createFaults(now);
   const context: SandboxContext = { state, webhooks };
   const operator = createOperator(context, faults);
+  const calls: SandboxCall[] = [];
 
   const app = Fastify({ logger: false });
   app.setErrorHandler(answerError);
@@ -92,6 +97,7 @@ export async function startIntercomSandbox(options: IntercomSandboxOptions): Pro
   await app.register(async (api) => {
     installGate(api, {
       accessToken: options.accessToken,
+      calls,
       rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
       faults,
       now,
@@ -112,6 +118,10 @@ export async function startIntercomSandbox(options: IntercomSandboxOptions): Pro
     url,
     operator,
     state,
+    calls,
+    deliverWebhooksTo(target) {
+      webhooks.deliverTo(target);
+    },
     async close() {
       webhooks.close();
       await app.close();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { setArchived } from './contacts.ts';
+import { deleteContact, setArchived } from './contacts.ts';
 import { notifyConversation, notifyTicket, type SandboxContext } from './context.ts';
 import { addAdminPart, changeState, requireConversation, type StateChange } from './conversations.ts';
 import type { Fault, Faults } from './faults.ts';
@@ -71,6 +71,8 @@ export interface SandboxOperator {
   resolveTicket(ticketId: string, input?: Input<'resolveTicket'>): Promise<ActionResult>;
   replyToTicket(ticketId: string, input: Input<'reply'>): Promise<ActionResult>;
   archiveContact(contactId: string): void;
+  /** Development: the contact is gone, as if deleted in Intercom (no webhook). */
+  deleteContact(contactId: string): void;
   /** How long new contacts stay out of search from now on. */
   setSearchLag(ms: number): void;
   failNext(count: number, fault: Fault): void;
@@ -160,6 +162,9 @@ export function createOperator(context: SandboxContext, faults: Faults): Sandbox
     },
     archiveContact(contactId) {
       setArchived(state, contactId, true);
+    },
+    deleteContact(contactId) {
+      deleteContact(state, contactId);
     },
     setSearchLag(ms) {
       state.searchLagMs = ms;

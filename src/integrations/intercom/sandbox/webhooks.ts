@@ -32,7 +32,8 @@ export interface Delivery {
 }
 
 export interface WebhookOptions {
-  readonly url: string | undefined;
+  /** Where to deliver; settable later (`deliverTo`), since a service often learns its own port last. */
+  url: string | undefined;
   readonly clientSecret: string;
   readonly appIdCode: string;
   /** How long a receiver has to answer 2xx (Intercom: 5 s). */
@@ -57,10 +58,13 @@ export interface Webhooks {
   idle(): Promise<void>;
   readonly notifications: readonly Notification[];
   readonly deliveries: readonly Delivery[];
+  /** Sends later notifications to `url` (undefined: record them only). */
+  deliverTo(url: string | undefined): void;
   close(): void;
 }
 
-export function createWebhooks(options: WebhookOptions): Webhooks {
+export function createWebhooks(given: WebhookOptions): Webhooks {
+  const options = { ...given };
   const notifications: Notification[] = [];
   const deliveries: Delivery[] = [];
   const pending = new Set<Promise<unknown>>();
@@ -139,6 +143,9 @@ export function createWebhooks(options: WebhookOptions): Webhooks {
     },
     async idle() {
       while (pending.size > 0) await Promise.allSettled([...pending]);
+    },
+    deliverTo(url) {
+      options.url = url;
     },
     close() {
       closing.abort();

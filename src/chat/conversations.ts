@@ -1,0 +1,185 @@
+import type { Logger } from 'pino';
+import { forbidden, notFound } from '../commands/errors.ts';
+import { findFile } from '../db/files.ts';
+import type { DatabasePool } from '../db/pool.ts';
+import { activeReasons } from '../db/reasons.ts';
+import { markConversationRead, readMarkers } from '../db/support-reads.ts';
+import { signedFileUrl } from '../files/signed-urls.ts';
+import type { IntercomClient } from '../integrations/intercom/client.ts';
+import {
+  type ConversationSummary,
+  type ConversationView,
+  conversationSummary,
+} from '../queries/conversations.ts';
+import type { ContactMapping } from './contacts.ts';
+import type { CachedRead } from './read-cache.ts';
+import type { Owned, SupportCache } from './support-cache.ts';
+import { userTextToHtml } from './text.ts';
+
+export interface ChatDeps {
+  readonly pool: DatabasePool;
+  readonly intercom: Pick<
+    IntercomClient,
+    'createConversation' | 'replyAsUser' | 'markConversationRead' | 'me' | 'createTag' | 'tagConversation'
+  >;
+  readonly contacts: ContactMapping;
+  readonly cache: SupportCache;
+  readonly logger: Logger;
+  /** How attachments become links Intercom can fetch. */
+  readonly files: {
+    readonly secret: string;
+    /** PUBLIC_BASE_URL, or the service's own address in development. */
+    readonly publicBaseUrl: () => string;
+    readonly ttlSeconds: number;
+  };
+}
+
+/** A read that answered from the last copy because Intercom could not be asked. */
+export interface Freshness {
+  readonly stale: boolean;
+  readonly fetchedAt: number;
+}
+
+type Found<T> = Extract<Owned<T>, { found: true }>;
+
+/**
+ * A cached record the caller's contact owns, or the API's refusal: 404 when Intercom has no such record,
+ * 403 when it belongs to someone else (or the caller has no contact yet, so owns nothing).
+ */
+export function ownedBy<T>(read: CachedRead<Owned<T>>, contactId: string | null, what: string): Found<T> {
+  const record = read.value;
+  if (!record.found) throw notFound(`${what} not found`);
+  if (contactId === null || !record.ownerIds.includes(contactId)) {
+    throw forbidden(`This ${what.toLowerCase()} belongs to another user`);
+  }
+  return record;
+}
+
+export async function conversationFor(
+  deps: Pick<ChatDeps, 'cache' | 'contacts'>,
+  userId: string,
+  conversationId: string,
+): Promise<{ record: Found<ConversationView>; freshness: Freshness }> {
+  const [contactId, read] = await Promise.all([
+    deps.contacts.knownContact(userId),
+    deps.cache.conversation(conversationId),
+  ]);
+  return { record: ownedBy(read, contactId, 'Conversation'), freshness: read };
+}
+
+/** The one continuous thread: every request of the user's, oldest first, closed ones included. */
+export async function conversationsOf(
+  deps: Pick<ChatDeps, 'cache' | 'contacts' | 'pool'>,
+  userId: string,
+): Promise<{ items: ConversationSummary[]; freshness: Freshness }> {
+  const contactId = await deps.contacts.knownContact(userId);
+  // No contact yet: the user has never written, so there is nothing to ask Intercom about.
+  if (contactId === null) return { items: [], freshness: { stale: false, fetchedAt: Date.now() } };
+  const [list, markers] = await Promise.all([
+    deps.cache.conversations(contactId),
+    readMarkers(deps.pool, userId),
+  ]);
+  const reads = await Promise.all(list.value.items.map((item) => deps.cache.conversation(item.id)));
+  const items: ConversationSummary[] = [];
+  let stale = list.stale;
+  let fetchedAt = list.fetchedAt;
+  list.value.items.forEach((item, index) => {
+    const read = reads[index];
+    if (!read?.value.found || !read.value.ownerIds.includes(contactId)) return;
+    stale ||= read.stale;
+    fetchedAt = Math.min(fetchedAt, read.fetchedAt);
+    items.push(conversationSummary(item, read.value.view, markers.get(item.id)));
+  });
+  return { items, freshness: { stale, fetchedAt } };
+}
+
+export interface NewMessage {
+  readonly conversationId?: string | undefined;
+  readonly text: string;
+  readonly attachmentIds?: readonly string[] | undefined;
+  readonly reasonId?: string | undefined;
+}
+
+export interface SentMessage {
+  readonly conversationId: string;
+  readonly messageId?: string;
+  readonly created: boolean;
+}
+
+/**
+ * Opens a request or replies in one, as the user, at Intercom. Everything that can be refused here (a
+ * reason, files, ownership) is checked before Intercom is written to; Intercom's own refusal or outage
+ * surfaces as the API's problem (503 with Retry-After), so nothing is dropped silently.
+ */
+export async function sendMessage(deps: ChatDeps, userId: string, input: NewMessage): Promise<SentMessage> {
+  const reason = await reasonTitle(deps.pool, input);
+  const attachmentUrls = await attachmentLinks(deps, userId, input.attachmentIds ?? []);
+  const body = userTextToHtml(input.text);
+  if (input.conversationId !== undefined) {
+    const { conversationId } = input;
+    // Ownership first, through the cache: a reply into someone else's conversation never reaches Intercom.
+    const { record } = await conversationFor(deps, userId, conversationId);
+    const contactId = await deps.contacts.contactFor(userId);
+    const answer = await deps.intercom.replyAsUser({ conversationId, contactId, body, attachmentUrls });
+    await deps.cache.invalidate({ contactIds: [contactId, ...record.ownerIds], conversationId });
+    const messageId = answer.conversation_parts.conversation_parts.at(-1)?.id;
+    return { conversationId, created: false, ...(messageId === undefined ? {} : { messageId }) };
+  }
+  const contactId = await deps.contacts.contactFor(userId);
+  const created = await deps.intercom.createConversation({ contactId, body, attachmentUrls });
+  await deps.cache.invalidate({ contactIds: [contactId], conversationId: created.conversation_id });
+  if (reason !== null) await tagWithReason(deps, created.conversation_id, reason);
+  return { conversationId: created.conversation_id, messageId: created.id, created: true };
+}
+
+async function reasonTitle(pool: DatabasePool, input: NewMessage): Promise<string | null> {
+  if (input.reasonId === undefined) return null;
+  const reason = (await activeReasons(pool)).support.find((r) => r.id === input.reasonId);
+  if (!reason) throw notFound('Support reason not found');
+  return reason.title;
+}
+
+/** Signed public links to the user's own uploads, which Intercom fetches when it stores the message. */
+async function attachmentLinks(deps: ChatDeps, userId: string, ids: readonly string[]): Promise<string[]> {
+  const links: string[] = [];
+  for (const id of new Set(ids)) {
+    const file = await findFile(deps.pool, id);
+    if (!file) throw notFound('Attachment not found');
+    if (file.ownerId !== userId) throw forbidden('This attachment belongs to another user');
+    links.push(signedFileUrl(deps.files.publicBaseUrl(), deps.files.secret, file, deps.files.ttlSeconds));
+  }
+  return links;
+}
+
+/** Best effort: the request is open whatever happens to its tag. */
+async function tagWithReason(deps: ChatDeps, conversationId: string, title: string): Promise<void> {
+  try {
+    const [admin, tag] = await Promise.all([deps.intercom.me(), deps.intercom.createTag(title)]);
+    await deps.intercom.tagConversation(conversationId, tag.id, admin.id);
+  } catch (error) {
+    deps.logger.warn({ err: error, conversationId }, 'support request opened but not tagged with its reason');
+  }
+}
+
+/**
+ * Moves the user's read marker to `lastReadMessageId` (or to the newest message), and tells Intercom the
+ * conversation was read; Intercom's flag is a courtesy to the team, so its outage does not fail the call.
+ */
+export async function markRead(
+  deps: ChatDeps,
+  userId: string,
+  conversationId: string,
+  lastReadMessageId: string | undefined,
+): Promise<void> {
+  const { record } = await conversationFor(deps, userId, conversationId);
+  const { messages } = record.view;
+  const message =
+    lastReadMessageId === undefined ? messages.at(-1) : messages.find((m) => m.id === lastReadMessageId);
+  if (!message) throw notFound('Message not found in this conversation');
+  await markConversationRead(deps.pool, userId, conversationId, message);
+  try {
+    await deps.intercom.markConversationRead(conversationId);
+  } catch (error) {
+    deps.logger.warn({ err: error, conversationId }, 'read marker moved; Intercom read flag not set');
+  }
+}

@@ -1,0 +1,166 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { IntercomClient } from '../integrations/intercom/client.ts';
+import { isProviderError } from '../integrations/intercom/errors.ts';
+import type { ConversationListItem, Page, Ticket } from '../integrations/intercom/schemas.ts';
+import { type ConversationView, conversationView } from '../queries/conversations.ts';
+import { type TicketView, ticketView } from '../queries/tickets.ts';
+import { createInvalidationBus } from './invalidation-bus.ts';
+import type { SupportCacheInvalidator } from './invalidation.ts';
+import { type CachedRead, createReadCache } from './read-cache.ts';
+
+type ReadCalls = Pick<
+  IntercomClient,
+  'getConversation' | 'searchConversationsByContact' | 'getTicket' | 'searchTicketsByContact'
+>;
+
+/** One record as its owner sees it, serialised once per load so that polls only compare tags. */
+export type Owned<T> =
+  | {
+      readonly found: true;
+      /** The contacts it belongs to: a caller whose contact is not among them gets 403. */
+      readonly ownerIds: readonly string[];
+      readonly view: T;
+      readonly json: string;
+      readonly etag: string;
+    }
+  | { readonly found: false };
+
+export interface ContactList<T> {
+  readonly items: readonly T[];
+}
+
+export interface SupportCache extends SupportCacheInvalidator {
+  conversation(id: string): Promise<CachedRead<Owned<ConversationView>>>;
+  conversations(contactId: string): Promise<CachedRead<ContactList<ConversationListItem>>>;
+  ticket(id: string): Promise<CachedRead<Owned<TicketView>>>;
+  tickets(contactId: string): Promise<CachedRead<ContactList<Ticket>>>;
+  close(): Promise<void>;
+}
+
+export interface SupportCacheOptions {
+  readonly intercom: ReadCalls;
+  readonly logger: Logger;
+  /** Shares invalidations between replicas. */
+  readonly redis?: Redis | undefined;
+  readonly ttlMs: number;
+  /** Entries per kind (default 50,000). */
+  readonly max?: number;
+}
+
+/** Pages of a contact's search read at most: a user with more requests sees those the search returns first. */
+const MAX_LIST_PAGES = 10;
+
+export const etagOf = (json: string): string =>
+  `W/"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+
+function owned<T>(ownerIds: readonly string[], view: T): Owned<T> {
+  const json = JSON.stringify(view);
+  return { found: true, ownerIds, view, json, etag: etagOf(json) };
+}
+
+/** Intercom's 404 is an answer worth keeping too: a poll of a missing id must not reach Intercom each time. */
+async function orMissing<T>(load: () => Promise<Owned<T>>): Promise<Owned<T>> {
+  try {
+    return await load();
+  } catch (error) {
+    if (isProviderError(error, 'not_found')) return { found: false };
+    throw error;
+  }
+}
+
+async function allPages<T>(search: (after: string | undefined) => Promise<Page<T>>): Promise<T[]> {
+  const items: T[] = [];
+  let after: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
+    const result = await search(after);
+    items.push(...result.items);
+    if (result.startingAfter === null) break;
+    after = result.startingAfter;
+  }
+  return items;
+}
+
+const byCreation = <T extends { readonly created_at: number; readonly id: string }>(a: T, b: T) =>
+  a.created_at - b.created_at || a.id.localeCompare(b.id);
+
+/**
+ * The provider read cache of ARCHITECTURE.md: per conversation, per ticket, and per contact for their
+ * lists. Concurrent misses of a key make one Intercom call; a webhook or the user's own write invalidates
+ * the keys it concerns, on every replica through Redis when configured; with no invalidation an entry
+ * answers until its TTL. When Intercom cannot be read, the last copy answers, marked stale.
+ */
+export async function createSupportCache(options: SupportCacheOptions): Promise<SupportCache> {
+  const { intercom, ttlMs } = options;
+  const max = options.max ?? 50_000;
+  const conversation = createReadCache<Owned<ConversationView>>({
+    ttlMs,
+    max,
+    load: (id) =>
+      orMissing(async () => {
+        const found = await intercom.getConversation(id);
+        return owned(found.contacts, conversationView(found));
+      }),
+  });
+  const ticket = createReadCache<Owned<TicketView>>({
+    ttlMs,
+    max,
+    load: (id) =>
+      orMissing(async () => {
+        const found = await intercom.getTicket(id);
+        return owned(found.contacts, ticketView(found));
+      }),
+  });
+  const conversations = createReadCache<ContactList<ConversationListItem>>({
+    ttlMs,
+    max,
+    load: async (contactId) => ({
+      items: (await allPages((after) => intercom.searchConversationsByContact(contactId, after))).sort(
+        byCreation,
+      ),
+    }),
+  });
+  const tickets = createReadCache<ContactList<Ticket>>({
+    ttlMs,
+    max,
+    load: async (contactId) => ({
+      items: (await allPages((after) => intercom.searchTicketsByContact(contactId, after))).sort(byCreation),
+    }),
+  });
+
+  const caches = { conversation, ticket, conversations, tickets } as const;
+  const bus = await createInvalidationBus(
+    (keys) => {
+      for (const key of keys) {
+        const [kind, id] = splitKey(key);
+        if (kind !== null) caches[kind].invalidate(id);
+      }
+    },
+    options.redis,
+    options.logger,
+  );
+
+  return {
+    conversation: (id) => conversation.read(id),
+    conversations: (contactId) => conversations.read(contactId),
+    ticket: (id) => ticket.read(id),
+    tickets: (contactId) => tickets.read(contactId),
+    invalidate(change) {
+      const keys = change.contactIds.flatMap((id) => [`conversations:${id}`, `tickets:${id}`]);
+      if (change.conversationId !== undefined) keys.push(`conversation:${change.conversationId}`);
+      if (change.ticketId !== undefined) keys.push(`ticket:${change.ticketId}`);
+      return bus.publish(keys);
+    },
+    close: () => bus.close(),
+  };
+}
+
+type Kind = 'conversation' | 'ticket' | 'conversations' | 'tickets';
+const KINDS: ReadonlySet<string> = new Set<Kind>(['conversation', 'ticket', 'conversations', 'tickets']);
+
+function splitKey(key: string): [Kind, string] | [null, string] {
+  const at = key.indexOf(':');
+  const kind = key.slice(0, at);
+  return at > 0 && KINDS.has(kind) ? [kind as Kind, key.slice(at + 1)] : [null, key];
+}

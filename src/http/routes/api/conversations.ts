@@ -1,0 +1,126 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  type ChatDeps,
+  conversationFor,
+  conversationsOf,
+  markRead,
+  sendMessage,
+} from '../../../chat/conversations.ts';
+import { conversationSchema, conversationSummarySchema } from '../../../queries/conversations.ts';
+import { userOf } from '../../plugins/auth.ts';
+import { markFreshness } from '../../poll-freshness.ts';
+import { replyToPoll, replyToTaggedPoll } from '../../poll.ts';
+import {
+  notModified,
+  pollHeaders,
+  providerId,
+  sessionSecurity,
+  supportErrors,
+  supportTags,
+} from './support-schemas.ts';
+
+export interface ConversationRouteOptions {
+  readonly chat: ChatDeps;
+  readonly pollMs: number;
+}
+
+const params = z.object({ id: providerId });
+const tags = supportTags;
+const security = sessionSecurity;
+const errors = supportErrors;
+
+const newMessage = z
+  .strictObject({
+    conversationId: providerId.optional(),
+    text: z.string().trim().min(1).max(10_000),
+    attachmentIds: z.array(z.uuid()).max(10).optional(),
+    reasonId: z.string().min(1).max(100).optional(),
+  })
+  .refine((body) => body.conversationId === undefined || body.reasonId === undefined, {
+    message: 'a reason is given when opening a request, not in a reply',
+    path: ['reasonId'],
+  });
+
+export const conversationRoutes: FastifyPluginAsyncZod<ConversationRouteOptions> = async (app, options) => {
+  const { chat, pollMs } = options;
+
+  app.get(
+    '/conversations',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Poll: the user's one continuous thread, every request oldest first",
+        headers: pollHeaders,
+        response: {
+          200: z.object({ items: z.array(conversationSummarySchema) }).meta({ id: 'SupportConversations' }),
+          304: notModified,
+          ...errors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { items, freshness } = await conversationsOf(chat, userOf(request));
+      markFreshness(reply, freshness);
+      return replyToPoll(request, reply, { items }, pollMs);
+    },
+  );
+
+  app.get(
+    '/conversations/:id',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Poll: one request with the messages its owner may see',
+        params,
+        headers: pollHeaders,
+        response: { 200: conversationSchema, 304: notModified, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { record, freshness } = await conversationFor(chat, userOf(request), request.params.id);
+      markFreshness(reply, freshness);
+      return replyToTaggedPoll(request, reply, { etag: record.etag, json: () => record.json }, pollMs);
+    },
+  );
+
+  app.post(
+    '/conversations',
+    {
+      config: { idempotent: true },
+      schema: {
+        tags,
+        security,
+        summary: 'Opens a support request, or replies in one (with conversationId)',
+        body: newMessage,
+        response: {
+          201: z
+            .object({ conversationId: z.string(), messageId: z.string().optional(), created: z.boolean() })
+            .meta({ id: 'SentMessage' }),
+          ...errors,
+        },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await sendMessage(chat, userOf(request), request.body)),
+  );
+
+  app.post(
+    '/conversations/:id/read',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Moves the user's read marker (to the newest message without lastReadMessageId)",
+        params,
+        body: z.strictObject({ lastReadMessageId: providerId.optional() }).optional(),
+        response: { 204: z.null().describe('Marked'), ...errors },
+      },
+    },
+    async (request, reply) => {
+      await markRead(chat, userOf(request), request.params.id, request.body?.lastReadMessageId);
+      return reply.code(204).send(null);
+    },
+  );
+};

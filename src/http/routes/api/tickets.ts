@@ -1,0 +1,71 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { ChatDeps } from '../../../chat/conversations.ts';
+import { ticketFor, ticketsOf } from '../../../chat/tickets.ts';
+import { ticketsSeen } from '../../../db/support-reads.ts';
+import { ticketSchema, ticketSummarySchema } from '../../../queries/tickets.ts';
+import { userOf } from '../../plugins/auth.ts';
+import { markFreshness } from '../../poll-freshness.ts';
+import { replyToPoll, replyToTaggedPoll } from '../../poll.ts';
+import {
+  notModified,
+  pollHeaders,
+  providerId,
+  sessionSecurity,
+  supportErrors,
+  supportTags,
+} from './support-schemas.ts';
+
+export interface TicketRouteOptions {
+  readonly chat: ChatDeps;
+  readonly pollMs: number;
+}
+
+const tags = supportTags;
+const security = sessionSecurity;
+const errors = supportErrors;
+
+export const ticketRoutes: FastifyPluginAsyncZod<TicketRouteOptions> = async (app, { chat, pollMs }) => {
+  app.get(
+    '/tickets',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Poll: the user's tickets, oldest first",
+        headers: pollHeaders,
+        response: {
+          200: z.object({ items: z.array(ticketSummarySchema) }).meta({ id: 'SupportTickets' }),
+          304: notModified,
+          ...errors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { items, freshness } = await ticketsOf(chat, userOf(request));
+      markFreshness(reply, freshness);
+      return replyToPoll(request, reply, { items }, pollMs);
+    },
+  );
+
+  app.get(
+    '/tickets/:id',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Poll: one ticket with the parts its owner may see (looking at it marks it read)',
+        params: z.object({ id: providerId }),
+        headers: pollHeaders,
+        response: { 200: ticketSchema, 304: notModified, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const userId = userOf(request);
+      const seen = await ticketsSeen(chat.pool, userId);
+      const { record, freshness } = await ticketFor(chat, userId, request.params.id, seen);
+      markFreshness(reply, freshness);
+      return replyToTaggedPoll(request, reply, { etag: record.etag, json: () => record.json }, pollMs);
+    },
+  );
+};

@@ -1,0 +1,44 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { ChatDeps } from '../../../chat/conversations.ts';
+import { unreadOf } from '../../../chat/unread.ts';
+import { userOf } from '../../plugins/auth.ts';
+import { replyToPoll } from '../../poll.ts';
+import { problemSchema } from '../../problem.ts';
+
+export interface UnreadRouteOptions {
+  readonly chat: Pick<ChatDeps, 'cache' | 'contacts' | 'pool'>;
+  readonly pollMs: number;
+}
+
+export const unreadRoutes: FastifyPluginAsyncZod<UnreadRouteOptions> = async (app, { chat, pollMs }) => {
+  app.get(
+    '/unread',
+    {
+      schema: {
+        tags: ['support', 'channel'],
+        security: [{ sessionJwt: [] }],
+        summary: 'Poll: unread badges of the support chat, the tickets and every channel',
+        headers: z.object({ 'if-none-match': z.string().max(200).optional() }),
+        response: {
+          200: z
+            .object({
+              conversations: z.number().int().min(0),
+              tickets: z.number().int().min(0),
+              channels: z.record(z.string(), z.number().int().min(0)),
+            })
+            .meta({ id: 'Unread' }),
+          304: z.null().describe('Not modified'),
+          401: problemSchema,
+          429: problemSchema,
+          503: problemSchema,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { unread, stale } = await unreadOf(chat, userOf(request));
+      if (stale) void reply.header('x-provider-stale', 'true');
+      return replyToPoll(request, reply, unread, pollMs);
+    },
+  );
+};

@@ -1,0 +1,197 @@
+import { z } from 'zod';
+import type {
+  Attachment,
+  Conversation,
+  ConversationListItem,
+  ConversationPart,
+} from '../integrations/intercom/schemas.ts';
+
+// What a user may see of an Intercom conversation (API.md "Support chat"): their messages and the
+// team's replies, never notes, assignments or other parts only teammates see.
+
+export const authorSchema = z
+  .object({ type: z.enum(['user', 'operator', 'bot']), name: z.string().optional() })
+  .meta({ id: 'SupportAuthor' });
+export type Author = z.infer<typeof authorSchema>;
+
+export const attachmentSchema = z
+  .object({ name: z.string(), url: z.string(), contentType: z.string(), size: z.number().int().optional() })
+  .meta({ id: 'SupportAttachment' });
+
+export const messageSchema = z
+  .object({
+    id: z.string(),
+    author: authorSchema,
+    /** HTML as Intercom holds it; the SDKs turn it into a rich-text tree with allow-listed URL schemes. */
+    body: z.string(),
+    attachments: z.array(attachmentSchema),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: 'SupportMessage' });
+export type Message = z.infer<typeof messageSchema>;
+
+export const conversationStateSchema = z.enum(['open', 'closed', 'snoozed']);
+
+export const conversationSchema = z
+  .object({
+    id: z.string(),
+    state: conversationStateSchema,
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+    rated: z.boolean(),
+    rating: z.number().int().min(1).max(5).optional(),
+    messages: z.array(messageSchema),
+  })
+  .meta({ id: 'SupportConversation' });
+export type ConversationView = z.infer<typeof conversationSchema>;
+
+export const conversationSummarySchema = z
+  .object({
+    id: z.string(),
+    state: conversationStateSchema,
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+    unreadCount: z.number().int().min(0),
+    lastMessage: z
+      .object({ id: z.string(), author: authorSchema, preview: z.string(), createdAt: z.iso.datetime() })
+      .optional(),
+    rated: z.boolean(),
+  })
+  .meta({ id: 'SupportConversationSummary' });
+export type ConversationSummary = z.infer<typeof conversationSummarySchema>;
+
+/**
+ * Parts a user sees, by allow-list: a part type Intercom adds later stays hidden until someone decides it
+ * is meant for users. Notes (`note`, `note_and_reopen`) are never on it.
+ */
+const USER_VISIBLE_PARTS = new Set([
+  'comment',
+  'open',
+  'close',
+  'assignment',
+  'assign_and_reopen',
+  'quick_reply',
+]);
+
+export const iso = (unixSeconds: number): string => new Date(unixSeconds * 1000).toISOString();
+
+export function authorOf(author: {
+  readonly type: string;
+  readonly name?: string | null | undefined;
+}): Author {
+  const type = ['user', 'lead', 'contact'].includes(author.type)
+    ? 'user'
+    : author.type === 'bot'
+      ? 'bot'
+      : 'operator';
+  // The user's own name is theirs to know already; a teammate's or bot's is shown.
+  return type !== 'user' && author.name ? { type, name: author.name } : { type };
+}
+
+export const attachmentsOf = (attachments: readonly Attachment[]): Message['attachments'] =>
+  attachments.map((a) => ({
+    name: a.name,
+    url: a.url,
+    contentType: a.content_type,
+    ...(a.filesize === null || a.filesize === undefined ? {} : { size: a.filesize }),
+  }));
+
+function messageOfPart(part: ConversationPart): Message | null {
+  if (!USER_VISIBLE_PARTS.has(part.part_type)) return null;
+  // A state change without words (a bare close) is not a message.
+  if ((part.body === null || part.body === '') && part.attachments.length === 0) return null;
+  return {
+    id: part.id,
+    author: authorOf(part.author),
+    body: part.body ?? '',
+    attachments: attachmentsOf(part.attachments),
+    createdAt: iso(part.created_at),
+  };
+}
+
+/** The conversation as its owner sees it; `rated` is the CSAT overlay (none recorded yet: false). */
+export function conversationView(conversation: Conversation): ConversationView {
+  const { source } = conversation;
+  const first: Message = {
+    id: source.id,
+    author: authorOf(source.author),
+    body: source.body ?? '',
+    attachments: attachmentsOf(source.attachments),
+    createdAt: iso(conversation.created_at),
+  };
+  const later = conversation.conversation_parts.conversation_parts
+    .map(messageOfPart)
+    .filter((m): m is Message => m !== null);
+  return {
+    id: conversation.id,
+    state: conversation.state,
+    createdAt: iso(conversation.created_at),
+    updatedAt: iso(conversation.updated_at),
+    rated: false,
+    messages: [first, ...later],
+  };
+}
+
+export interface ReadMarker {
+  readonly lastReadMessageId: string | null;
+  readonly lastReadAt: Date;
+}
+
+/**
+ * Messages from the team the user has not read: those after the read marker and after the user's own
+ * latest message (answering shows they saw what came before).
+ */
+export function unreadCount(messages: readonly Message[], marker: ReadMarker | undefined): number {
+  let unread = 0;
+  for (const message of messages) {
+    const read =
+      marker !== undefined &&
+      (message.id === marker.lastReadMessageId ||
+        Date.parse(message.createdAt) <= marker.lastReadAt.getTime());
+    if (message.author.type === 'user' || read) unread = 0;
+    else unread += 1;
+  }
+  return unread;
+}
+
+const PREVIEW_LENGTH = 140;
+
+/** Plain text of a message's HTML, cut for a list row. */
+export function previewOf(message: Message): string {
+  const text = message.body
+    .replace(/<br\s*\/?>|<\/(p|div|li|h[1-6])>/gi, ' ')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_entity, name: string) => ENTITIES[name] ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const shown = text === '' && message.attachments.length > 0 ? (message.attachments[0]?.name ?? '') : text;
+  return shown.length > PREVIEW_LENGTH ? `${shown.slice(0, PREVIEW_LENGTH - 1)}…` : shown;
+}
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' };
+
+/** A row of the one continuous thread. */
+export function conversationSummary(
+  item: Pick<ConversationListItem, 'id' | 'state' | 'created_at' | 'updated_at'>,
+  view: ConversationView,
+  marker: ReadMarker | undefined,
+): ConversationSummary {
+  const last = view.messages.at(-1);
+  return {
+    id: item.id,
+    state: view.state,
+    createdAt: view.createdAt,
+    updatedAt: view.updatedAt,
+    unreadCount: unreadCount(view.messages, marker),
+    ...(last
+      ? {
+          lastMessage: {
+            id: last.id,
+            author: last.author,
+            preview: previewOf(last),
+            createdAt: last.createdAt,
+          },
+        }
+      : {}),
+    rated: view.rated,
+  };
+}

@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createReadCache } from '../../src/chat/read-cache.ts';
+import { createSupportCache } from '../../src/chat/support-cache.ts';
+import { createLogger } from '../../src/http/logger.ts';
+import { createIntercomClient } from '../../src/integrations/intercom/client.ts';
+import { type IntercomSandbox, startIntercomSandbox } from '../../src/integrations/intercom/sandbox/index.ts';
+import { eventually, sandboxCalls } from '../support/chat.ts';
+import { connectTestRedis } from '../support/redis.ts';
+
+/** A load we can hold open and count, to see exactly when the cache calls it. */
+function controlledLoad() {
+  let calls = 0;
+  let version = 0;
+  let gate: { release: () => void; wait: Promise<void> } | null = null;
+  return {
+    get calls() {
+      return calls;
+    },
+    bump() {
+      version += 1;
+    },
+    hold() {
+      let release = () => {};
+      const wait = new Promise<void>((resolve) => (release = resolve));
+      gate = { release, wait };
+      return () => {
+        gate = null;
+        release();
+      };
+    },
+    fail: false,
+    async load(key: string) {
+      calls += 1;
+      const seen = version;
+      if (gate) await gate.wait;
+      if (this.fail) throw new Error('provider down');
+      return { key, version: seen };
+    },
+  };
+}
+
+describe('read cache', () => {
+  it('makes one load for concurrent misses of a key', async () => {
+    const source = controlledLoad();
+    const cache = createReadCache({ ttlMs: 60_000, max: 100, load: (k) => source.load(k) });
+    const release = source.hold();
+    const reads = Array.from({ length: 100 }, () => cache.read('a'));
+    release();
+    const values = await Promise.all(reads);
+    expect(source.calls).toBe(1);
+    expect(new Set(values.map((v) => v.value)).size).toBe(1);
+    await cache.read('a');
+    expect(source.calls).toBe(1);
+  });
+
+  it('loads again after an invalidation, once for any number of readers', async () => {
+    const source = controlledLoad();
+    const cache = createReadCache({ ttlMs: 60_000, max: 100, load: (k) => source.load(k) });
+    await cache.read('a');
+    source.bump();
+    cache.invalidate('a');
+    const values = await Promise.all(Array.from({ length: 20 }, () => cache.read('a')));
+    expect(values.every((v) => v.value.version === 1 && !v.stale)).toBe(true);
+    expect(source.calls).toBe(2);
+  });
+
+  it('does not trust a load that was running when the invalidation came', async () => {
+    const source = controlledLoad();
+    const cache = createReadCache({ ttlMs: 60_000, max: 100, load: (k) => source.load(k) });
+    const release = source.hold();
+    const early = cache.read('a'); // reads version 0, held
+    source.bump();
+    cache.invalidate('a');
+    release();
+    expect((await early).value.version).toBe(1);
+    expect(source.calls).toBe(2);
+  });
+
+  it('answers the last copy, marked stale, when the provider fails; and fails with no copy', async () => {
+    let now = 1_000_000;
+    const source = controlledLoad();
+    const cache = createReadCache({ ttlMs: 1_000, max: 100, load: (k) => source.load(k), now: () => now });
+    await cache.read('a');
+    source.fail = true;
+    now += 5_000; // past the TTL
+    const stale = await cache.read('a');
+    expect(stale).toMatchObject({ stale: true, value: { version: 0 }, fetchedAt: 1_000_000 });
+    await expect(cache.read('b')).rejects.toThrow('provider down');
+    source.fail = false;
+    expect((await cache.read('a')).stale).toBe(false);
+  });
+});
+
+const redis = await connectTestRedis('support cache invalidation through Redis');
+
+describe.skipIf(redis === null)('support cache shared by replicas through Redis', () => {
+  let sandbox: IntercomSandbox;
+  beforeAll(async () => {
+    sandbox = await startIntercomSandbox({ accessToken: 'token', clientSecret: 'secret' });
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    redis?.disconnect();
+  });
+
+  it('an invalidation on one replica makes the other read Intercom again, once', async () => {
+    const logger = createLogger('silent');
+    const client = () => createIntercomClient({ baseUrl: sandbox.url, accessToken: 'token', logger });
+    const intercom = client();
+    const contact = await intercom.createContact(`redis-${Date.now()}`);
+    const { conversation_id: id } = await intercom.createConversation({ contactId: contact.id, body: 'hi' });
+    const [a, b] = await Promise.all(
+      [0, 1].map(() =>
+        createSupportCache({ intercom: client(), logger, redis: redis ?? undefined, ttlMs: 60_000 }),
+      ),
+    );
+    if (!a || !b) throw new Error('no caches');
+    try {
+      await a.conversation(id);
+      await b.conversation(id);
+      const before = sandboxCalls(sandbox, 'GET', `/conversations/${id}`);
+      await sandbox.operator.reply(id, { body: 'from the team' });
+      await a.invalidate({ contactIds: [contact.id], conversationId: id });
+      const seen = await eventually(
+        () => b.conversation(id),
+        (read) => read.value.found && read.value.view.messages.length === 2,
+      );
+      expect(seen.stale).toBe(false);
+      expect(sandboxCalls(sandbox, 'GET', `/conversations/${id}`) - before).toBe(1);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});

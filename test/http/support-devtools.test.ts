@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { contactOfUser } from '../../src/db/user-contacts.ts';
+import { devicesOfUser } from '../../src/queries/devices.ts';
+import { useRunningApp } from '../support/app.ts';
+import { clientApi, eventually, requireSandbox } from '../support/chat.ts';
+
+const service = useRunningApp({ env: { ENABLE_DEVTOOLS: '1' } });
+const api = clientApi(() => service.running.url);
+const sandbox = () => requireSandbox(service.running.support.sandbox);
+const sent = z.object({ conversationId: z.string() });
+const pushes = z.object({
+  items: z.array(
+    z.object({ userId: z.string(), category: z.string(), conversationId: z.string().optional() }),
+  ),
+});
+
+describe('support devtools', () => {
+  it('operator-reply: the reply arrives through a signed webhook, shows on the next poll, and is in the push log', async () => {
+    const { conversationId } = sent.parse((await api.post('nia', '/conversations', { text: 'hello?' })).json);
+    const reply = await api.post('nia', '/devtools/operator-reply', {
+      conversationId,
+      text: 'Hi from the team',
+    });
+    expect(reply.status).toBe(202);
+    expect(sandbox().operator.deliveries.at(-1)).toMatchObject({
+      topic: 'conversation.admin.replied',
+      status: 200,
+    });
+    const conversation = await eventually(
+      async () => (await api.get('nia', `/conversations/${conversationId}`)).json as { messages: unknown[] },
+      (c) => c.messages.length === 2,
+    );
+    expect(conversation.messages[1]).toMatchObject({
+      author: { type: 'operator' },
+      body: '<p>Hi from the team</p>',
+    });
+    const log = await eventually(
+      async () => pushes.parse((await api.get('nia', '/devtools/pushes')).json),
+      (p) => p.items.some((item) => item.userId === 'nia'),
+    );
+    expect(log.items[0]).toMatchObject({ userId: 'nia', category: 'chat', conversationId });
+    expect(
+      (await api.post('nia', '/devtools/operator-reply', { conversationId: '424242', text: 'x' })).status,
+    ).toBe(404);
+  });
+
+  it('wipe-contact: the user starts over with no contact, read markers or devices', async () => {
+    const { conversationId } = sent.parse(
+      (await api.post('oto', '/conversations', { text: 'first life' })).json,
+    );
+    await api.post('oto', `/conversations/${conversationId}/read`, {});
+    expect(
+      (await api.post('oto', '/devices/register', { platform: 'mobile', token: 'fcm-oto' })).status,
+    ).toBe(200);
+    const contactId = await contactOfUser(service.db.pool, 'oto');
+    expect(contactId).not.toBeNull();
+
+    expect((await api.post('oto', '/devtools/wipe-contact', {})).status).toBe(204);
+    expect(await contactOfUser(service.db.pool, 'oto')).toBeNull();
+    expect(await devicesOfUser(service.db.pool, 'oto')).toEqual([]);
+    expect(sandbox().state.contacts.has(contactId ?? '')).toBe(false);
+    expect((await api.get('oto', '/conversations')).json).toEqual({ items: [] });
+    expect((await api.get('oto', `/conversations/${conversationId}`)).status).toBe(403);
+
+    // The next message makes a new contact.
+    expect((await api.post('oto', '/conversations', { text: 'second life' })).status).toBe(201);
+    const again = await contactOfUser(service.db.pool, 'oto');
+    expect(again).not.toBeNull();
+    expect(again).not.toBe(contactId);
+  });
+});

@@ -1,0 +1,59 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { IntercomSandbox } from '../../src/integrations/intercom/sandbox/index.ts';
+import { bearer, TEST_SECRETS } from './app.ts';
+import { sessionToken } from './jwt.ts';
+
+/** Calls the client API as `user`, JSON in and out. */
+export function clientApi(baseUrl: () => string) {
+  const call = async (
+    user: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    const response = await fetch(`${baseUrl()}/api${path}`, {
+      method,
+      headers: {
+        ...bearer(sessionToken(TEST_SECRETS.JWT_SECRET, user)),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    const json: unknown = text === '' ? null : JSON.parse(text);
+    return { status: response.status, headers: response.headers, json };
+  };
+  return {
+    call,
+    get: (user: string, path: string, headers?: Record<string, string>) =>
+      call(user, 'GET', path, undefined, headers),
+    post: (user: string, path: string, body: unknown, headers?: Record<string, string>) =>
+      call(user, 'POST', path, body, headers),
+  };
+}
+
+/** Waits until `check` holds (webhooks are processed after their 200, by the inbox worker). */
+export async function eventually<T>(
+  read: () => Promise<T>,
+  check: (value: T) => boolean,
+  ms = 5_000,
+): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (check(value)) return value;
+    if (Date.now() > until) throw new Error(`condition not met within ${ms} ms: ${JSON.stringify(value)}`);
+    await sleep(25);
+  }
+}
+
+/** How many API calls of `method` on a path starting with `prefix` the sandbox has received. */
+export const sandboxCalls = (sandbox: IntercomSandbox, method: string, prefix: string): number =>
+  sandbox.calls.filter((c) => c.method === method && c.path.startsWith(prefix)).length;
+
+export function requireSandbox(sandbox: IntercomSandbox | null): IntercomSandbox {
+  if (!sandbox) throw new Error('the app runs without the Intercom sandbox');
+  return sandbox;
+}
