@@ -1,6 +1,11 @@
 import { LRUCache } from 'lru-cache';
 import type { DatabasePool } from '../db/pool.ts';
-import { contactOfUser, saveUserContact, withUserContactLock } from '../db/user-contacts.ts';
+import {
+  contactOfUser,
+  forgetUserContact,
+  saveUserContact,
+  withUserContactLock,
+} from '../db/user-contacts.ts';
 import { type IntercomClient, parseExistingContactId } from '../integrations/intercom/client.ts';
 import { isProviderError } from '../integrations/intercom/errors.ts';
 
@@ -13,6 +18,11 @@ export interface ContactMapping {
   knownContact(userId: string): Promise<string | null>;
   /** Forgets a mapping this process remembers (the row is someone else's business). */
   forget(userId: string): void;
+  /**
+   * The contact Intercom no longer knows (deleted there, or a restarted sandbox): the mapping to it is
+   * dropped and the user gets a contact again.
+   */
+  renew(userId: string, goneContactId: string): Promise<string>;
 }
 
 /**
@@ -70,6 +80,11 @@ export function contactMapping(pool: DatabasePool, intercom: ContactCalls): Cont
     },
     forget(userId) {
       remembered.delete(userId);
+    },
+    async renew(userId, goneContactId) {
+      remembered.delete(userId);
+      await forgetUserContact(pool, userId, goneContactId);
+      return this.contactFor(userId);
     },
   };
 }

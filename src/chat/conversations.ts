@@ -6,6 +6,7 @@ import { activeReasons } from '../db/reasons.ts';
 import { markConversationRead, readMarkers } from '../db/support-reads.ts';
 import { signedFileUrl } from '../files/signed-urls.ts';
 import type { IntercomClient } from '../integrations/intercom/client.ts';
+import { isProviderError } from '../integrations/intercom/errors.ts';
 import {
   type ConversationSummary,
   type ConversationView,
@@ -125,8 +126,17 @@ export async function sendMessage(deps: ChatDeps, userId: string, input: NewMess
     const messageId = answer.conversation_parts.conversation_parts.at(-1)?.id;
     return { conversationId, created: false, ...(messageId === undefined ? {} : { messageId }) };
   }
-  const contactId = await deps.contacts.contactFor(userId);
-  const created = await deps.intercom.createConversation({ contactId, body, attachmentUrls });
+  const known = await deps.contacts.contactFor(userId);
+  let contactId = known;
+  let created;
+  try {
+    created = await deps.intercom.createConversation({ contactId, body, attachmentUrls });
+  } catch (error) {
+    // Intercom answers 404 for a sender it does not know: the contact went away under the mapping.
+    if (!isProviderError(error, 'not_found')) throw error;
+    contactId = await deps.contacts.renew(userId, known);
+    created = await deps.intercom.createConversation({ contactId, body, attachmentUrls });
+  }
   await deps.cache.invalidate({ contactIds: [contactId], conversationId: created.conversation_id });
   if (reason !== null) await tagWithReason(deps, created.conversation_id, reason);
   return { conversationId: created.conversation_id, messageId: created.id, created: true };

@@ -50,3 +50,14 @@ export async function usersOfContacts(
 export async function forgetContact(db: CommonQueryMethods, contactId: string): Promise<void> {
   await db.query(sql.unsafe`DELETE FROM user_contacts WHERE contact_id = ${contactId}`);
 }
+
+/** Drops the user's mapping only if it still names that contact (a concurrent renewal may have replaced it). */
+export async function forgetUserContact(
+  db: CommonQueryMethods,
+  userId: string,
+  contactId: string,
+): Promise<void> {
+  await db.query(
+    sql.unsafe`DELETE FROM user_contacts WHERE user_id = ${userId} AND contact_id = ${contactId}`,
+  );
+}

@@ -1,6 +1,7 @@
 import { sql } from 'slonik';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { contactOfUser } from '../../src/db/user-contacts.ts';
 import { verifyFileLinkToken } from '../../src/files/signed-urls.ts';
 import { bearer, TEST_SECRETS, useRunningApp } from '../support/app.ts';
 import { clientApi, eventually, requireSandbox, sandboxCalls } from '../support/chat.ts';
@@ -166,6 +167,16 @@ describe('support chat over HTTP, against the Intercom sandbox', () => {
     const second = await open('eve', 'Another thing');
     const list = listOf.parse((await api.get('eve', '/conversations')).json);
     expect(list.items.map((c) => c.id)).toEqual([conversationId, second.conversationId]);
+  });
+
+  it('makes a new contact when Intercom no longer knows the mapped one (deleted there, or a restarted sandbox)', async () => {
+    await open('rex', 'first');
+    const gone = contactOf('rex') ?? '';
+    sandbox().operator.deleteContact(gone);
+    const again = await open('rex', 'after the contact went away');
+    expect(again.created).toBe(true);
+    expect(contactOf('rex')).not.toBe(gone);
+    expect(await contactOfUser(service.db.pool, 'rex')).toBe(contactOf('rex'));
   });
 
   it('answers 403 on every route for a conversation or ticket of someone else', async () => {
