@@ -126,17 +126,16 @@ export async function sendMessage(deps: ChatDeps, userId: string, input: NewMess
     const messageId = answer.conversation_parts.conversation_parts.at(-1)?.id;
     return { conversationId, created: false, ...(messageId === undefined ? {} : { messageId }) };
   }
+  const open = async (contactId: string) => ({
+    contactId,
+    created: await deps.intercom.createConversation({ contactId, body, attachmentUrls }),
+  });
   const known = await deps.contacts.contactFor(userId);
-  let contactId = known;
-  let created;
-  try {
-    created = await deps.intercom.createConversation({ contactId, body, attachmentUrls });
-  } catch (error) {
+  const { contactId, created } = await open(known).catch(async (error: unknown) => {
     // Intercom answers 404 for a sender it does not know: the contact went away under the mapping.
     if (!isProviderError(error, 'not_found')) throw error;
-    contactId = await deps.contacts.renew(userId, known);
-    created = await deps.intercom.createConversation({ contactId, body, attachmentUrls });
-  }
+    return open(await deps.contacts.renew(userId, known));
+  });
   await deps.cache.invalidate({ contactIds: [contactId], conversationId: created.conversation_id });
   if (reason !== null) await tagWithReason(deps, created.conversation_id, reason);
   return { conversationId: created.conversation_id, messageId: created.id, created: true };

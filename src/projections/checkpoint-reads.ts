@@ -41,7 +41,8 @@ export function createCheckpointReads(pool: DatabasePool): CheckpointReads {
   const read = async (): Promise<Views> => {
     // The generation covers a rebuild's switch; `updated_at` a development reset, after which positions
     // start again from one.
-    const rows = await pool.any(sql.type(row)`
+    // Prepared: it runs once per database round trip under load, so planning it each time would show.
+    const rows = await pool.any(sql.prepared('projection_checkpoint_views', row)`
       SELECT p.name, p.status, c.commit_position, c.prepare_position,
         concat_ws(':', p.active_generation, c.commit_position, c.prepare_position,
           extract(epoch FROM c.updated_at)) AS version
