@@ -1,5 +1,7 @@
 /** Resolves after `ms`, or at once when `signal` aborts; never rejects, so loops just look at the signal. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  // An abort that came before the call fires no event: without this check the sleep would run its course.
+  if (signal.aborted) return Promise.resolve();
   return new Promise<void>((done) => {
     const timer = setTimeout(finish, ms);
     function finish() {

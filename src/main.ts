@@ -148,6 +148,7 @@ async function main(): Promise<void> {
       databaseUrl,
       redis: running.redis,
       logger,
+      registry,
     });
     running.app = await buildApp({
       config,

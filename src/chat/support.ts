@@ -1,6 +1,7 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { ResolvedConfig } from '../config.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import { intercomBaseUrl } from '../integrations/intercom/base-url.ts';
@@ -19,6 +20,7 @@ import { createLogDispatcher } from '../integrations/push/log-dispatcher.ts';
 import { startProcessedEventsPruner } from '../jobs/prune-processed-events.ts';
 import { type SupportInbox, startSupportInbox } from '../jobs/support-inbox.ts';
 import { type ContactMapping, contactMapping } from './contacts.ts';
+import { supportMetrics } from './metrics.ts';
 import { createSupportCache, type SupportCache } from './support-cache.ts';
 
 export interface SupportServices {
@@ -45,6 +47,8 @@ export interface SupportOptions {
   readonly databaseUrl: string;
   readonly redis?: Redis | undefined;
   readonly logger: Logger;
+  /** Where the inbox depth is reported. */
+  readonly registry?: Registry | undefined;
   /** Tests: client settings (short timeouts and waits). */
   readonly client?: Partial<Omit<IntercomClientOptions, 'baseUrl' | 'accessToken' | 'logger' | 'redis'>>;
   /** Tests: sandbox settings (webhook retry delay, search lag). */
@@ -105,6 +109,7 @@ export async function startSupport(options: SupportOptions): Promise<SupportServ
       ? { wake: () => undefined, stop: () => Promise.resolve() }
       : startSupportInbox({ pool, logger, invalidator: cache, dispatcher });
   const pruner = startProcessedEventsPruner({ pool, connectionString: options.databaseUrl, logger });
+  const metrics = options.registry ? supportMetrics(options.registry, pool, logger) : null;
   let ownUrl: string | null = null;
   return {
     intercom,
@@ -123,6 +128,7 @@ export async function startSupport(options: SupportOptions): Promise<SupportServ
       return ownUrl;
     },
     async close() {
+      metrics?.unregister();
       await pruner.stop();
       await inbox.stop();
       await cache.close();

@@ -40,3 +40,13 @@ export async function latestPushes(db: CommonQueryMethods, limit: number): Promi
     SELECT id, user_id, category, conversation_id, ticket_id, csat, outcome, created_at
     FROM push_log ORDER BY created_at DESC, id DESC LIMIT ${limit}`);
 }
+
+/**
+ * Forgets pushes recorded before `before`. Their source ids made dispatch idempotent; after the webhook
+ * inbox's own retention a redelivery would be processed again anyway, so the two keep the same horizon.
+ */
+export async function deletePushesBefore(db: CommonQueryMethods, before: Date): Promise<number> {
+  const result = await db.query(sql.unsafe`
+    DELETE FROM push_log WHERE created_at < ${before.toISOString()}::timestamptz`);
+  return result.rowCount;
+}

@@ -3,6 +3,7 @@ import { sleep } from '../abortable.ts';
 import { runAsLeader } from '../db/leader-lock.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import { deleteFinishedNotifications } from '../db/processed-events.ts';
+import { deletePushesBefore } from '../db/push-log.ts';
 
 export interface ProcessedEventsPrunerOptions {
   readonly pool: DatabasePool;
@@ -24,10 +25,12 @@ const DAY_MS = 86_400_000;
 /**
  * Deletes inbox rows received more than `days` before `now` that are done with (processed, or failed for
  * good). Rows still waiting are kept whatever their age: deleting them would lose their effects. Answers
- * how many rows went.
+ * how many rows went. The push log, whose ids keep dispatch idempotent, goes after the same time.
  */
-export function pruneProcessedEvents(pool: DatabasePool, now: Date, days: number): Promise<number> {
-  return deleteFinishedNotifications(pool, new Date(now.getTime() - days * DAY_MS));
+export async function pruneProcessedEvents(pool: DatabasePool, now: Date, days: number): Promise<number> {
+  const before = new Date(now.getTime() - days * DAY_MS);
+  await deletePushesBefore(pool, before);
+  return deleteFinishedNotifications(pool, before);
 }
 
 /**

@@ -198,9 +198,7 @@ export function startSupportInbox(options: SupportInboxOptions): SupportInbox {
         );
         errorBackoffMs = Math.min(errorBackoffMs * 2, MAX_ERROR_BACKOFF_MS);
       }
-      // sleep() only hears an abort that happens while it waits: one that came already is checked here.
-      const wait = AbortSignal.any([stopping.signal, woken]);
-      if (!isAborted(wait)) await sleep(waitMs, wait);
+      await sleep(waitMs, AbortSignal.any([stopping.signal, woken]));
     }
   })();
 

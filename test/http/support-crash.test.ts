@@ -14,6 +14,12 @@ const pending = () =>
   service.db.pool.anyFirst(sql.type(z.object({ topic: z.string() }))`
     SELECT topic FROM processed_events WHERE processed_at IS NULL ORDER BY received_at`);
 
+/** The inbox depth as /metrics reports it. */
+const pendingMetric = async () => {
+  const text = await (await fetch(`${service.running.url}/metrics`)).text();
+  return Number(/^support_webhooks_pending (\d+)$/m.exec(text)?.[1]);
+};
+
 describe('a crash after the webhook was answered and before it was processed', () => {
   it('loses nothing: a worker started later processes it, and the poll then shows the reply', async () => {
     const sandbox = requireSandbox(service.running.support.sandbox);
@@ -31,6 +37,7 @@ describe('a crash after the webhook was answered and before it was processed', (
       'conversation.admin.replied',
       'conversation.admin.closed',
     ]);
+    expect(await pendingMetric()).toBe(3);
     // Not processed: the cache was not told, so the poll still answers the copy from before.
     expect((await api.get('pia', `/conversations/${conversationId}`)).json).toEqual(before.json);
 
@@ -44,6 +51,7 @@ describe('a crash after the webhook was answered and before it was processed', (
     });
     try {
       await eventually(pending, (rows) => rows.length === 0);
+      expect(await pendingMetric()).toBe(0);
       const after = await api.get('pia', `/conversations/${conversationId}`);
       expect(after.json).toMatchObject({ state: 'closed', messages: [{}, { body: '<p>Here I am</p>' }] });
       const durations = await service.db.pool.anyFirst(sql.type(z.object({ conversation_id: z.string() }))`

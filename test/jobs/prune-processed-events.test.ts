@@ -42,6 +42,17 @@ describe('processed_events retention', () => {
     expect(await pruneProcessedEvents(db.pool, NOW, 7)).toBe(0);
   });
 
+  it('forgets pushes recorded before the same horizon', async () => {
+    await db.pool.query(sql.unsafe`
+      INSERT INTO push_log (source_id, user_id, category, csat, outcome, created_at)
+      VALUES ('old-push', 'u', 'chat', false, 'not_configured', ${daysAgo(8)}::timestamptz),
+             ('new-push', 'u', 'chat', false, 'not_configured', ${daysAgo(1)}::timestamptz)`);
+    await pruneProcessedEvents(db.pool, NOW, 7);
+    const left = await db.pool.anyFirst(sql.type(z.object({ source_id: z.string() }))`
+      SELECT source_id FROM push_log ORDER BY source_id`);
+    expect(left).toEqual(['new-push']);
+  });
+
   it('deletes more rows than one slice holds', async () => {
     await db.pool.query(sql.unsafe`
       INSERT INTO processed_events (notification_id, topic, notification, received_at, processed_at)

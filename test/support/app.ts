@@ -100,6 +100,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     databaseUrl: url,
     redis: options.redis,
     logger,
+    registry,
     client: { maxWaitMs: 200, retryInitialDelayMs: 10, retryMaxDelayMs: 20, ...options.support?.client },
     sandbox: { webhookRetryDelayMs: 200, ...options.support?.sandbox },
     ...(options.support?.runInbox === undefined ? {} : { runInbox: options.support.runInbox }),
