@@ -154,6 +154,7 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
     projections: eventSourcing.projectionNames,
     storage,
     support,
+    localProjections: eventSourcing.projections,
   });
   const base = await listen(app);
   support.listening(base);

@@ -162,6 +162,7 @@ async function main(): Promise<void> {
       projections: running.eventSourcing.projectionNames,
       storage: running.storage,
       support: running.support,
+      localProjections: running.eventSourcing.projections,
     });
     const listeningAt = await running.app.listen({ host: config.HOST, port: config.PORT });
     running.support.listening(listeningAt);

@@ -11,7 +11,7 @@ import type { DatabasePool } from '../db/pool.ts';
 import type { EventStore } from '../events/store/port.ts';
 import type { ObjectStorage } from '../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../projections/progress.ts';
-import { createReadVersions } from '../projections/read-version.ts';
+import { createReadVersions, type LocalProjections } from '../projections/read-version.ts';
 import { OneLinePerRequest } from './logger.ts';
 import { clientAuthPlugin } from './plugins/auth.ts';
 import { clientIpPlugin } from './plugins/client-ip.ts';
@@ -42,6 +42,8 @@ export interface AppDependencies {
   readonly projections: readonly string[];
   /** Intercom (or its sandbox), the read cache, the contact mapping and the webhook inbox. */
   readonly support: SupportServices;
+  /** The projections this process runs: caches key on their progress without a query (decision 014). */
+  readonly localProjections?: LocalProjections | undefined;
 }
 
 const MIB = 1024 * 1024;
@@ -120,7 +122,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     storage: deps.storage,
     uploadCaps,
     feedPollMs: config.POLL_FEED_MS,
-    versions: createReadVersions(deps.pool),
+    versions: createReadVersions(deps.pool, { local: deps.localProjections }),
     commentHashKey: deriveKey(config.FILE_URL_SECRET, 'comment-rejection-hash'),
     chat,
     support,

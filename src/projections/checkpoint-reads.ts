@@ -6,6 +6,8 @@ import { toPosition } from './checkpoints.ts';
 /** Where a projection's live generation stands, as one read of the checkpoints saw it. */
 export interface CheckpointView {
   readonly status: string;
+  /** The live generation (a rebuild's switch moves it). */
+  readonly generation: number;
   readonly position: Position | null;
   /** Changes whenever the projection's live tables may have changed (see `ReadVersions`). */
   readonly version: string;
@@ -22,6 +24,7 @@ export interface CheckpointReads {
 const row = z.object({
   name: z.string(),
   status: z.string(),
+  active_generation: z.number(),
   commit_position: z.coerce.bigint().nullable(),
   prepare_position: z.coerce.bigint().nullable(),
   version: z.string(),
@@ -43,13 +46,16 @@ export function createCheckpointReads(pool: DatabasePool): CheckpointReads {
     // start again from one.
     // Prepared: it runs once per database round trip under load, so planning it each time would show.
     const rows = await pool.any(sql.prepared('projection_checkpoint_views', row)`
-      SELECT p.name, p.status, c.commit_position, c.prepare_position,
+      SELECT p.name, p.status, p.active_generation, c.commit_position, c.prepare_position,
         concat_ws(':', p.active_generation, c.commit_position, c.prepare_position,
           extract(epoch FROM c.updated_at)) AS version
       FROM projections p
       LEFT JOIN projection_checkpoints c ON c.name = p.name AND c.generation = p.active_generation`);
     return new Map(
-      rows.map((r) => [r.name, { status: r.status, position: toPosition(r), version: r.version }]),
+      rows.map((r) => [
+        r.name,
+        { status: r.status, generation: r.active_generation, position: toPosition(r), version: r.version },
+      ]),
     );
   };
 

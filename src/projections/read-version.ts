@@ -1,12 +1,14 @@
 import type { DatabasePool } from 'slonik';
-import { type CheckpointReads, createCheckpointReads } from './checkpoint-reads.ts';
+import { type Position, reached } from '../events/envelope.ts';
+import { type CheckpointReads, type CheckpointView, createCheckpointReads } from './checkpoint-reads.ts';
+import type { LocalProgress } from './runner.ts';
 
 export interface ReadVersions {
   /**
-   * The projections' versions, from a read of the checkpoints that started after this call: so a
-   * caller never sees a version older than the moment it asked, whichever replica applied the change.
+   * The named projections' versions, as of no earlier than this call: whichever replica applied a change
+   * committed before it, the version shows it.
    */
-  fresh(): Promise<Versions>;
+  fresh(names: readonly string[]): Promise<Versions>;
 }
 
 export interface Versions {
@@ -14,17 +16,87 @@ export interface Versions {
   of(...names: readonly string[]): string;
 }
 
+/** The projections this process runs itself (the projection runner). */
+export interface LocalProjections {
+  local(name: string): LocalProgress | undefined;
+}
+
+export interface ReadVersionOptions {
+  readonly local?: LocalProjections | undefined;
+  /** How old the last database read may be for local progress to be trusted on its own. Default 1 s. */
+  readonly confirmMs?: number;
+  readonly now?: () => number;
+}
+
+const positionText = (position: Position | null) =>
+  position === null ? '' : `${position.commit}:${position.prepare}`;
+
 /**
  * Caches keyed by these tokens stay correct across replicas without a bus: a projection moves its
  * checkpoint in the same transaction as its tables (decision 008), so an unchanged checkpoint means
- * unchanged tables. Concurrent callers share reads (`CheckpointReads`).
+ * unchanged tables. The checkpoints are read from the database, and concurrent callers share reads
+ * (`CheckpointReads`).
+ *
+ * Except where this process runs the projection itself: then it is the only writer of that checkpoint,
+ * and its runner's committed progress is the checkpoint, known without a query (decision 014). That holds
+ * only while a recent read (at most `confirmMs` old, refreshed in the background) agrees: same live
+ * generation, status running, and the database not ahead of the local runner. So a rebuild's switch, a
+ * failure, a development reset or a lost leadership shows within about a second, and every batch the local
+ * runner commits shows at once.
  */
-export function createReadVersions(source: DatabasePool | CheckpointReads): ReadVersions {
+export function createReadVersions(
+  source: DatabasePool | CheckpointReads,
+  options: ReadVersionOptions = {},
+): ReadVersions {
   const reads = 'fresh' in source ? source : createCheckpointReads(source);
+  const now = options.now ?? Date.now;
+  const confirmMs = options.confirmMs ?? 1_000;
+  let confirmed: { readonly at: number; readonly views: ReadonlyMap<string, CheckpointView> } | null = null;
+  let refreshing = false;
+
+  const fromDatabase = async (): Promise<Versions> => {
+    const asked = now();
+    const views = await reads.fresh();
+    if (confirmed === null || confirmed.at < asked) confirmed = { at: asked, views };
+    return { of: (...names) => names.map((n) => views.get(n)?.version ?? '-').join('|') };
+  };
+
+  const refreshInBackground = () => {
+    if (refreshing) return;
+    refreshing = true;
+    void fromDatabase()
+      .catch(() => undefined)
+      .finally(() => {
+        refreshing = false;
+      });
+  };
+
+  /** The local runner's version of `name`, when the last read confirms the runner is the one writing it. */
+  const localVersion = (name: string, views: ReadonlyMap<string, CheckpointView>): string | null => {
+    const progress = options.local?.local(name);
+    const view = views.get(name);
+    if (!progress || view?.status !== 'running' || view.generation !== progress.generation) return null;
+    // The database ahead of the runner (or holding a position it has not) means another writer: ask it.
+    if (view.position === null ? progress.position !== null : !reached(progress.position, view.position)) {
+      return null;
+    }
+    return `L${progress.epoch}:${progress.generation}:${positionText(progress.position)}`;
+  };
+
   return {
-    async fresh() {
-      const views = await reads.fresh();
-      return { of: (...names) => names.map((n) => views.get(n)?.version ?? '-').join('|') };
+    fresh(names) {
+      const last = confirmed;
+      if (options.local && last !== null) {
+        const age = now() - last.at;
+        if (age < confirmMs) {
+          const local = new Map(names.map((n) => [n, localVersion(n, last.views)]));
+          if ([...local.values()].every((v) => v !== null)) {
+            if (age >= confirmMs / 2) refreshInBackground();
+            return Promise.resolve({ of: (...of) => of.map((n) => local.get(n) ?? '-').join('|') });
+          }
+        }
+      }
+      return fromDatabase();
     },
   };
 }

@@ -26,11 +26,24 @@ export interface ProjectionRunnerOptions {
   readonly failedRecheckMs?: number;
 }
 
+/** Where a projection this process is running stands: its live generation and last committed batch. */
+export interface LocalProgress {
+  readonly generation: number;
+  readonly position: Position | null;
+  /** Changes each time the runner (re)loads the projection's state, so no two runs share a version. */
+  readonly epoch: number;
+}
+
 export interface ProjectionRunner {
   /** Emits 'progress' (name, position) after each batch this process applies. */
   readonly events: EventEmitter<{ progress: [string, Position] }>;
   /** True while this process is the active runner of that projection. */
   isLeader(name: string): boolean;
+  /**
+   * While this process leads the projection and follows the log, what it has committed; undefined
+   * otherwise. Updated before 'progress' is emitted, so whoever hears of a batch sees it here too.
+   */
+  local(name: string): LocalProgress | undefined;
   stop(): Promise<void>;
 }
 
@@ -84,6 +97,8 @@ export function startProjectionRunner(options: ProjectionRunnerOptions): Project
   const events = new EventEmitter<{ progress: [string, Position] }>();
   events.setMaxListeners(0);
   const leaders = new Set<string>();
+  const following = new Map<string, LocalProgress>();
+  let epochs = 0;
   const metrics = options.registry
     ? projectionMetrics({ ...options, registry: options.registry })
     : undefined;
@@ -142,20 +157,33 @@ export function startProjectionRunner(options: ProjectionRunnerOptions): Project
       return;
     }
     let position = live.position;
-    const subscription = store.subscribe({
-      after: position,
-      categories: projection.categories,
-      batchSize,
-      signal,
-    });
-    for await (const batch of subscription) {
-      const outcome = await applyOrFindCulprit(projection, live.generation, position, batch);
-      if (outcome.kind === 'reload') return;
-      if (outcome.kind === 'failed') {
-        await markFailed(projection, outcome.failure);
-        return;
+    epochs += 1;
+    const mine: LocalProgress = { generation: live.generation, position, epoch: epochs };
+    following.set(projection.name, mine);
+    // Leadership can end while a batch is in flight: stop vouching for the state at once, not after it.
+    const forget = () => {
+      if (following.get(projection.name)?.epoch === mine.epoch) following.delete(projection.name);
+    };
+    signal.addEventListener('abort', forget, { once: true });
+    try {
+      const subscription = store.subscribe({
+        after: position,
+        categories: projection.categories,
+        batchSize,
+        signal,
+      });
+      for await (const batch of subscription) {
+        const outcome = await applyOrFindCulprit(projection, live.generation, position, batch);
+        if (outcome.kind === 'reload') return;
+        if (outcome.kind === 'failed') {
+          await markFailed(projection, outcome.failure);
+          return;
+        }
+        position = outcome.position;
       }
-      position = outcome.position;
+    } finally {
+      signal.removeEventListener('abort', forget);
+      forget();
     }
   }
 
@@ -186,6 +214,8 @@ export function startProjectionRunner(options: ProjectionRunnerOptions): Project
       if (outcome.kind === 'reload') return outcome;
       position = outcome.position;
       metrics?.applied.inc({ projection: projection.name }, next.length);
+      const current = following.get(projection.name);
+      if (current?.generation === generation) following.set(projection.name, { ...current, position });
       events.emit('progress', projection.name, position);
     }
     return { kind: 'applied', position: position ?? { commit: 0n, prepare: 0n } };
@@ -214,6 +244,7 @@ export function startProjectionRunner(options: ProjectionRunnerOptions): Project
   return {
     events,
     isLeader: (name) => leaders.has(name),
+    local: (name) => (leaders.has(name) ? following.get(name) : undefined),
     async stop() {
       controller.abort();
       await Promise.allSettled(loops);

@@ -41,6 +41,9 @@ interface CachedPage {
   readonly hash: string;
 }
 
+/** Every projection a comment poll's answer comes from. */
+const POLL_PROJECTIONS = ['posts', 'channels', 'moderation', 'comments'];
+
 const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
 
 /**
@@ -87,18 +90,18 @@ export function createCommentsCache(pool: DatabasePool, versions: ReadVersions):
 
   return {
     async poll(request) {
-      const version = await versions.fresh();
+      const version = await versions.fresh(POLL_PROJECTIONS);
       const { channelId, postId, userId } = request;
-      const target = await targets.fetch(`${version.of('posts', 'channels')}\n${channelId}\n${postId}`, {
-        context: request,
-      });
+      const targetKey = `${version.of('posts', 'channels')}\n${channelId}\n${postId}`;
+      const target = targets.get(targetKey) ?? (await targets.fetch(targetKey, { context: request }));
       if (!target?.visible) return null;
-      const moderator = await moderators.fetch(`${version.of('moderation')}\n${channelId}\n${userId}`, {
-        context: request,
-      });
+      const moderatorKey = `${version.of('moderation')}\n${channelId}\n${userId}`;
+      const moderator =
+        moderators.get(moderatorKey) ?? (await moderators.fetch(moderatorKey, { context: request }));
       const withHidden = moderator?.is ?? false;
       const key = `${version.of('comments', 'moderation')}\n${postId}\n${request.since ?? ''}\n${request.limit}\n${withHidden}`;
-      const page = await pages.fetch(key, { context: { request, withHidden } });
+      // A hit answers without a promise per lookup; a miss (or a load in flight) goes through fetch.
+      const page = pages.get(key) ?? (await pages.fetch(key, { context: { request, withHidden } }));
       if (!page) throw new Error('comments cache: no page');
       const items = () =>
         page.rows.map((row): CommentRow | Tombstone =>

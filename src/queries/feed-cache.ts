@@ -10,6 +10,7 @@ import { asSeenBy, publishedPosts, reactionsOf, type SharedPage, type SharedPost
 const POSTS = 'posts';
 const REACTIONS = 'reactions';
 const COMMENTS = 'comments';
+const FEED_PROJECTIONS = [POSTS, REACTIONS, COMMENTS];
 
 export interface FeedPageRequest {
   readonly channelId: string;
@@ -110,7 +111,7 @@ export function createFeedCache(pool: DatabasePool, versions: ReadVersions): Fee
 
   return {
     async page(request) {
-      const version = await versions.fresh();
+      const version = await versions.fresh(FEED_PROJECTIONS);
       const where = `${request.channelId}\n${request.limit}\n${request.before ?? ''}`;
       const page = await pages.fetch(`${version.of(POSTS, REACTIONS, COMMENTS)}\n${where}`, {
         context: request,

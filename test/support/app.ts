@@ -116,6 +116,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     projections: eventSourcing.projectionNames,
     storage,
     support,
+    localProjections: eventSourcing.projections,
   });
   options.extend?.(app, { pool, eventSourcing });
   await app.listen({ host: '127.0.0.1', port: 0 });
