@@ -71,6 +71,17 @@ export function createReadVersions(
       });
   };
 
+  // The runner replaces its progress object on every batch, so each object's text is built once.
+  const texts = new WeakMap<LocalProgress, string>();
+  const textOf = (progress: LocalProgress) => {
+    let text = texts.get(progress);
+    if (text === undefined) {
+      text = `L${progress.epoch}:${progress.generation}:${positionText(progress.position)}`;
+      texts.set(progress, text);
+    }
+    return text;
+  };
+
   /** The local runner's version of `name`, when the last read confirms the runner is the one writing it. */
   const localVersion = (name: string, views: ReadonlyMap<string, CheckpointView>): string | null => {
     const progress = options.local?.local(name);
@@ -80,7 +91,7 @@ export function createReadVersions(
     if (view.position === null ? progress.position !== null : !reached(progress.position, view.position)) {
       return null;
     }
-    return `L${progress.epoch}:${progress.generation}:${positionText(progress.position)}`;
+    return textOf(progress);
   };
 
   return {
