@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { weakEtag } from '../digest.ts';
 import type { Logger } from 'pino';
 import type { IntercomClient } from '../integrations/intercom/client.ts';
 import { isProviderError } from '../integrations/intercom/errors.ts';
@@ -52,12 +52,9 @@ export interface SupportCacheOptions {
 /** Pages of a contact's search read at most: a user with more requests sees those the search returns first. */
 const MAX_LIST_PAGES = 10;
 
-export const etagOf = (json: string): string =>
-  `W/"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
-
 function owned<T>(ownerIds: readonly string[], view: T): Owned<T> {
   const json = JSON.stringify(view);
-  return { found: true, ownerIds, view, json, etag: etagOf(json) };
+  return { found: true, ownerIds, view, json, etag: weakEtag(json) };
 }
 
 /** Intercom's 404 is an answer worth keeping too: a poll of a missing id must not reach Intercom each time. */

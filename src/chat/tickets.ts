@@ -17,23 +17,19 @@ export async function ticketsOf(
 }
 
 /**
- * One ticket its owner asked for. Looking at it is reading it: its unread badge clears (decision 020),
- * with a write only when the ticket changed since the last look.
+ * One ticket its owner asked for. Looking at it is reading it: its unread badge clears (decision 020).
+ * The marker only moves forward, so a poll of an unchanged ticket changes nothing.
  */
 export async function ticketFor(
   deps: Pick<ChatDeps, 'cache' | 'contacts' | 'pool'>,
   userId: string,
   ticketId: string,
-  seen: ReadonlyMap<string, Date> | null,
 ): Promise<{ record: Found<TicketView>; freshness: Freshness }> {
   const [contactId, read] = await Promise.all([
     deps.contacts.knownContact(userId),
     deps.cache.ticket(ticketId),
   ]);
   const record = ownedBy(read, contactId, 'Ticket');
-  const updatedAt = record.view.updatedAt;
-  if ((seen?.get(ticketId)?.getTime() ?? -1) < Date.parse(updatedAt)) {
-    await markTicketSeen(deps.pool, userId, ticketId, updatedAt);
-  }
+  await markTicketSeen(deps.pool, userId, ticketId, record.view.updatedAt);
   return { record, freshness: read };
 }

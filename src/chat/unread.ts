@@ -25,5 +25,9 @@ export async function unreadOf(deps: Pick<ChatDeps, 'cache' | 'contacts' | 'pool
     tickets: tickets.items.filter((t) => (seen.get(t.id)?.getTime() ?? -1) < Date.parse(t.updatedAt)).length,
     channels: Object.fromEntries(channels.map((c) => [c.id, c.unread])),
   };
-  return { unread, stale: conversations.freshness.stale || tickets.freshness.stale };
+  const freshness = {
+    stale: conversations.freshness.stale || tickets.freshness.stale,
+    fetchedAt: Math.min(conversations.freshness.fetchedAt, tickets.freshness.fetchedAt),
+  };
+  return { unread, freshness };
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { weakEtag } from '../digest.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -12,7 +12,7 @@ export async function replyToPoll(
   body: unknown,
   pollIntervalMs: number,
 ): Promise<FastifyReply> {
-  const etag = `W/"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`;
+  const etag = weakEtag(JSON.stringify(body));
   if (notModified(request, reply, etag, pollIntervalMs)) return reply.code(304).send();
   return reply.send(body);
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { digest } from '../digest.ts';
 import { LRUCache } from 'lru-cache';
 import type { DatabasePool } from '../db/pool.ts';
 import type { ReadVersions } from '../projections/read-version.ts';
@@ -44,8 +44,6 @@ interface CachedPage {
 /** Every projection a comment poll's answer comes from. */
 const POLL_PROJECTIONS = ['posts', 'channels', 'moderation', 'comments'];
 
-const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
-
 /**
  * An open comment thread polls every few seconds, and most polls find nothing new. As with the feed
  * (decision 014), answers are cached under the read version of the projections they come from, so a poll
@@ -84,7 +82,7 @@ export function createCommentsCache(pool: DatabasePool, versions: ReadVersions):
         since === null
           ? await latestComments(pool, postId, limit, withHidden)
           : await changesAfter(pool, postId, since, limit);
-      return { rows: page.items, next: page.head, hash: digest(JSON.stringify(page)) };
+      return { rows: page.items, next: page.head, hash: digest(JSON.stringify(page), 22) };
     },
   });
 
@@ -111,7 +109,7 @@ export function createCommentsCache(pool: DatabasePool, versions: ReadVersions):
         );
       const mine = page.rows.flatMap((row, i) => (row.authorId === userId ? [i] : []));
       return {
-        etag: `W/"${page.hash}.${withHidden ? 'm' : 'r'}${mine.length === 0 ? '' : `.${digest(mine.join())}`}"`,
+        etag: `W/"${page.hash}.${withHidden ? 'm' : 'r'}${mine.length === 0 ? '' : `.${digest(mine.join(), 22)}`}"`,
         next: page.next,
         viewerIsModerator: withHidden,
         items,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { digest } from '../digest.ts';
 import { LRUCache } from 'lru-cache';
 import type { DatabasePool } from '../db/pool.ts';
 import type { ReadVersions } from '../projections/read-version.ts';
@@ -44,8 +44,6 @@ interface CachedMine {
   readonly mine: ReadonlyMap<string, readonly string[]>;
   readonly hash: string;
 }
-
-const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 27);
 
 export interface Serialised {
   readonly id: string;

@@ -4,7 +4,8 @@ import { createSupportCache } from '../../src/chat/support-cache.ts';
 import { createLogger } from '../../src/http/logger.ts';
 import { createIntercomClient } from '../../src/integrations/intercom/client.ts';
 import { type IntercomSandbox, startIntercomSandbox } from '../../src/integrations/intercom/sandbox/index.ts';
-import { eventually, sandboxCalls } from '../support/chat.ts';
+import { sandboxCalls } from '../support/chat.ts';
+import { eventually } from '../support/eventually.ts';
 import { connectTestRedis } from '../support/redis.ts';
 
 /** A load we can hold open and count, to see exactly when the cache calls it. */

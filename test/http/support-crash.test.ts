@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { createLogger } from '../../src/http/logger.ts';
 import { startSupportInbox } from '../../src/jobs/support-inbox.ts';
 import { useRunningApp } from '../support/app.ts';
-import { clientApi, eventually, requireSandbox } from '../support/chat.ts';
+import { clientApi, requireSandbox } from '../support/chat.ts';
+import { eventually } from '../support/eventually.ts';
 
 // The service's worker is "dead": webhooks are verified, stored and answered 200, and nothing processes them.
 const service = useRunningApp({ support: { runInbox: false } });

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { contactOfUser } from '../../src/db/user-contacts.ts';
 import { devicesOfUser } from '../../src/queries/devices.ts';
 import { useRunningApp } from '../support/app.ts';
-import { clientApi, eventually, requireSandbox } from '../support/chat.ts';
+import { clientApi, requireSandbox } from '../support/chat.ts';
+import { eventually } from '../support/eventually.ts';
 
 const service = useRunningApp({ env: { ENABLE_DEVTOOLS: '1' } });
 const api = clientApi(() => service.running.url);
@@ -68,5 +69,30 @@ describe('support devtools', () => {
     const again = await contactOfUser(service.db.pool, 'oto');
     expect(again).not.toBeNull();
     expect(again).not.toBe(contactId);
+  });
+
+  it('needs a session, checks its input, and is in the OpenAPI document', async () => {
+    const base = service.running.url;
+    for (const [method, path] of [
+      ['POST', '/api/devtools/operator-reply'],
+      ['POST', '/api/devtools/wipe-contact'],
+      ['GET', '/api/devtools/pushes'],
+    ] as const) {
+      const anonymous = await fetch(`${base}${path}`, { method });
+      expect(anonymous.status, path).toBe(401);
+    }
+    expect((await api.post('uma', '/devtools/operator-reply', { conversationId: '1' })).status).toBe(400);
+    expect(
+      (await api.post('uma', '/devtools/operator-reply', { conversationId: '../x', text: 'hi' })).status,
+    ).toBe(400);
+    expect((await api.get('uma', '/devtools/pushes?limit=0')).status).toBe(400);
+    const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/devtools/operator-reply',
+        '/api/devtools/wipe-contact',
+        '/api/devtools/pushes',
+      ]),
+    );
   });
 });

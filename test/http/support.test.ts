@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { contactOfUser } from '../../src/db/user-contacts.ts';
 import { verifyFileLinkToken } from '../../src/files/signed-urls.ts';
 import { bearer, TEST_SECRETS, useRunningApp } from '../support/app.ts';
-import { clientApi, eventually, requireSandbox, sandboxCalls } from '../support/chat.ts';
+import { clientApi, requireSandbox, sandboxCalls } from '../support/chat.ts';
+import { eventually } from '../support/eventually.ts';
 import { sessionToken } from '../support/jwt.ts';
 
 const service = useRunningApp({ env: { POLL_CHAT_MS: '4000' } });
@@ -205,6 +206,9 @@ describe('support chat over HTTP, against the Intercom sandbox', () => {
       (await api.post('hal', '/conversations', { conversationId: '1', text: 'x', reasonId: 'r' })).status,
     ).toBe(400);
     expect((await api.get('hal', '/conversations/..%2Fme')).status).toBe(400);
+    expect((await api.get('hal', '/tickets/..%2Fme')).status).toBe(400);
+    expect((await api.post('hal', '/conversations/1/read', { lastReadMessageId: 'a b' })).status).toBe(400);
+    expect((await api.post('hal', '/conversations/1/read', { extra: true })).status).toBe(400);
     expect((await api.post('hal', '/conversations', { text: 'x', reasonId: 'no-such-reason' })).status).toBe(
       404,
     );

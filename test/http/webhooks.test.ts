@@ -16,6 +16,7 @@ import {
 } from '../../src/integrations/intercom/sandbox/index.ts';
 import { createLogDispatcher } from '../../src/integrations/push/log-dispatcher.ts';
 import { startSupportInbox } from '../../src/jobs/support-inbox.ts';
+import { eventually } from '../support/eventually.ts';
 import { databaseText } from '../support/database-text.ts';
 import { useTestDatabase } from '../support/database.ts';
 
@@ -286,17 +287,14 @@ describe('deliveries from the Intercom sandbox', () => {
       logger: createLogger('silent'),
     });
 
-  const processed = async (ids: readonly string[]) => {
-    const deadline = Date.now() + 5_000;
-    for (;;) {
-      const done = await db.pool.oneFirst(sql.type(z.object({ n: z.number() }))`
-        SELECT count(*)::int AS n FROM processed_events
-        WHERE notification_id = ANY (${sql.array([...ids], 'text')}) AND processed_at IS NOT NULL`);
-      if (done === ids.length) return;
-      if (Date.now() > deadline) throw new Error('the inbox did not process the deliveries');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  };
+  const processed = (ids: readonly string[]) =>
+    eventually(
+      () =>
+        db.pool.oneFirst(sql.type(z.object({ n: z.number() }))`
+          SELECT count(*)::int AS n FROM processed_events
+          WHERE notification_id = ANY (${sql.array([...ids], 'text')}) AND processed_at IS NOT NULL`),
+      (done) => done === ids.length,
+    );
 
   async function conversationOfUser(userId: string) {
     const contact = await client().createContact(userId);

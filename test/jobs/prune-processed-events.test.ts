@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/http/logger.ts';
 import { pruneProcessedEvents, startProcessedEventsPruner } from '../../src/jobs/prune-processed-events.ts';
 import { useTestDatabase } from '../support/database.ts';
+import { waitUntil } from '../support/eventually.ts';
 
 const db = useTestDatabase();
 
@@ -70,10 +71,7 @@ describe('processed_events retention', () => {
     const options = { pool: db.pool, connectionString: db.url, logger: createLogger('silent') };
     const pruners = [startProcessedEventsPruner(options), startProcessedEventsPruner(options)];
     try {
-      const deadline = Date.now() + 5_000;
-      while ((await ids()).includes('job-old') && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await waitUntil(async () => !(await ids()).includes('job-old'));
       expect(await ids()).toEqual(['job-new']);
     } finally {
       await Promise.all(pruners.map((pruner) => pruner.stop()));

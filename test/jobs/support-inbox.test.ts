@@ -16,6 +16,7 @@ import {
   startSupportInbox,
 } from '../../src/jobs/support-inbox.ts';
 import { useTestDatabase } from '../support/database.ts';
+import { waitUntil } from '../support/eventually.ts';
 
 const db = useTestDatabase();
 
@@ -133,13 +134,6 @@ const pending = () =>
   db.pool.oneFirst(sql.type(z.object({ n: z.number() }))`
     SELECT count(*)::int AS n FROM processed_events WHERE processed_at IS NULL AND failed_at IS NULL`);
 
-async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 const allDone = async () => (await pending()) === 0;
 
 beforeEach(async () => {
@@ -160,7 +154,7 @@ describe('the support inbox', () => {
     const invalidator = recordingInvalidator();
     const dispatcher = recordingDispatcher();
     start({ invalidator, dispatcher, intervalMs: 60_000 });
-    await eventually(allDone);
+    await waitUntil(allDone);
 
     expect(invalidator.changes.map((c) => c.conversationId)).toEqual(['c1', 'c2', 'c3']);
     // The unmapped contact is no user of ours: no push for it.
@@ -181,14 +175,14 @@ describe('the support inbox', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     await store(reply('c-wake', 'x'));
     inbox.wake();
-    await eventually(allDone, 2_000);
+    await waitUntil(allDone, 2_000);
     expect(invalidator.changes.map((c) => c.conversationId)).toEqual(['c-wake']);
 
     // Another replica stored this one: no wake here, the interval finds it.
     const polling = recordingInvalidator();
     start({ invalidator: polling, intervalMs: 100 });
     await store(reply('c-poll', 'x'));
-    await eventually(allDone, 2_000);
+    await waitUntil(allDone, 2_000);
     expect([...invalidator.changes, ...polling.changes].map((c) => c.conversationId)).toEqual([
       'c-wake',
       'c-poll',
@@ -209,7 +203,7 @@ describe('the support inbox', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     await store(reply('c-busy-2', 'x'));
     inbox.wake();
-    await eventually(allDone, 2_000);
+    await waitUntil(allDone, 2_000);
     expect(seen).toEqual(['c-busy-1', 'c-busy-2']);
   });
 
@@ -219,7 +213,7 @@ describe('the support inbox', () => {
     expect(await store(once, once)).toEqual([true, false]);
     const dispatcher = recordingDispatcher();
     const inbox = start({ dispatcher });
-    await eventually(allDone);
+    await waitUntil(allDone);
     expect(await store(once)).toEqual([false]);
     inbox.wake();
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -242,7 +236,7 @@ describe('the support inbox', () => {
     const inbox = start({ dispatcher, intervalMs: 60_000 });
     await store(close, closeAgain, close, earlierReply);
     inbox.wake();
-    await eventually(allDone);
+    await waitUntil(allDone);
 
     const durations = await db.pool.any(
       sql.type(
@@ -272,7 +266,7 @@ describe('the support inbox', () => {
     const notification = reply('c-flaky', 'contact-f');
     await store(notification);
     start({ invalidator: flaky, dispatcher, intervalMs: 20 });
-    await eventually(allDone);
+    await waitUntil(allDone);
 
     expect(await rows()).toEqual([
       { notification_id: notification.id, attempts: 3, processed: true, failed: false, last_error: null },
@@ -297,7 +291,7 @@ describe('the support inbox', () => {
     const fine = reply('c-fine', 'contact-without-user');
     await store(doomed, fine);
     start({ dispatcher: broken, retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 20 }, intervalMs: 20 });
-    await eventually(async () => (await rows()).every((r) => r.processed || r.failed));
+    await waitUntil(async () => (await rows()).every((r) => r.processed || r.failed));
 
     expect(await rows()).toEqual([
       { notification_id: doomed.id, attempts: 3, processed: false, failed: true, last_error: 'TypeError' },
@@ -334,7 +328,7 @@ describe('the support inbox', () => {
     const dispatcher = recordingDispatcher();
     start({ invalidator: slow(first), dispatcher });
     start({ invalidator: slow(second), dispatcher });
-    await eventually(allDone, 10_000);
+    await waitUntil(allDone, 10_000);
 
     const all = [...first, ...second].map((c) => c.conversationId);
     expect(all).toHaveLength(60);
@@ -356,14 +350,14 @@ describe('the support inbox', () => {
       },
     };
     const first = start({ invalidator: slow });
-    await eventually(() => seen.length >= 2);
+    await waitUntil(() => seen.length >= 2);
     await first.stop();
     const leftAfterStop = await pending();
     expect(leftAfterStop).toBeGreaterThan(0);
     expect(leftAfterStop).toBe(8 - seen.length);
 
     start({ invalidator: slow });
-    await eventually(allDone);
+    await waitUntil(allDone);
     expect(seen).toEqual(events.map((_, i) => `s-${String(i)}`));
   });
 
@@ -380,7 +374,7 @@ describe('the support inbox', () => {
       }),
     );
     start({ invalidator });
-    await eventually(allDone);
+    await waitUntil(allDone);
     expect(await contactOfUser(db.pool, 'user-del')).toBeNull();
     expect(await contactOfUser(db.pool, 'user-keep')).toBe('contact-keep');
     expect(invalidator.changes).toEqual([{ contactIds: ['contact-del'] }]);
@@ -393,7 +387,7 @@ describe('the support inbox', () => {
     const good = reply('c-after', 'x');
     await store(good);
     start();
-    await eventually(async () => (await rows()).every((r) => r.processed || r.failed));
+    await waitUntil(async () => (await rows()).every((r) => r.processed || r.failed));
     expect((await rows()).map((r) => [r.notification_id, r.failed, r.last_error])).toEqual([
       ['notif_old_shape', true, 'invalid_record'],
       [good.id, false, null],
@@ -431,7 +425,7 @@ describe('with the log dispatcher (no push service configured)', () => {
     await store(chat, resolved);
     const dispatcher = createLogDispatcher({ pool: db.pool, logger });
     start({ dispatcher });
-    await eventually(allDone);
+    await waitUntil(allDone);
     // A repeated dispatch (a retry after a partial failure) records nothing new.
     await dispatcher.dispatch({
       sourceId: chat.id,

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { IntercomSandbox } from '../../src/integrations/intercom/sandbox/index.ts';
 import { bearer, TEST_SECRETS } from './app.ts';
 import { sessionToken } from './jwt.ts';
@@ -32,21 +31,6 @@ export function clientApi(baseUrl: () => string) {
     post: (user: string, path: string, body: unknown, headers?: Record<string, string>) =>
       call(user, 'POST', path, body, headers),
   };
-}
-
-/** Waits until `check` holds (webhooks are processed after their 200, by the inbox worker). */
-export async function eventually<T>(
-  read: () => Promise<T>,
-  check: (value: T) => boolean,
-  ms = 5_000,
-): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (check(value)) return value;
-    if (Date.now() > until) throw new Error(`condition not met within ${ms} ms: ${JSON.stringify(value)}`);
-    await sleep(25);
-  }
 }
 
 /** How many API calls of `method` on a path starting with `prefix` the sandbox has received. */

@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ChatDeps } from '../../../chat/conversations.ts';
 import { ticketFor, ticketsOf } from '../../../chat/tickets.ts';
-import { ticketsSeen } from '../../../db/support-reads.ts';
 import { ticketSchema, ticketSummarySchema } from '../../../queries/tickets.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { markFreshness } from '../../poll-freshness.ts';
@@ -61,9 +60,7 @@ export const ticketRoutes: FastifyPluginAsyncZod<TicketRouteOptions> = async (ap
       },
     },
     async (request, reply) => {
-      const userId = userOf(request);
-      const seen = await ticketsSeen(chat.pool, userId);
-      const { record, freshness } = await ticketFor(chat, userId, request.params.id, seen);
+      const { record, freshness } = await ticketFor(chat, userOf(request), request.params.id);
       markFreshness(reply, freshness);
       return replyToTaggedPoll(request, reply, { etag: record.etag, json: () => record.json }, pollMs);
     },

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ChatDeps } from '../../../chat/conversations.ts';
 import { unreadOf } from '../../../chat/unread.ts';
 import { userOf } from '../../plugins/auth.ts';
+import { markFreshness } from '../../poll-freshness.ts';
 import { replyToPoll } from '../../poll.ts';
 import { problemSchema } from '../../problem.ts';
 
@@ -36,8 +37,8 @@ export const unreadRoutes: FastifyPluginAsyncZod<UnreadRouteOptions> = async (ap
       },
     },
     async (request, reply) => {
-      const { unread, stale } = await unreadOf(chat, userOf(request));
-      if (stale) void reply.header('x-provider-stale', 'true');
+      const { unread, freshness } = await unreadOf(chat, userOf(request));
+      markFreshness(reply, freshness);
       return replyToPoll(request, reply, unread, pollMs);
     },
   );
