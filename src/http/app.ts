@@ -13,6 +13,7 @@ import type { ObjectStorage } from '../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../projections/progress.ts';
 import { createReadVersions, type LocalProjections } from '../projections/read-version.ts';
 import { OneLinePerRequest } from './logger.ts';
+import { lazyRequestLogger } from './request-logger.ts';
 import { clientAuthPlugin } from './plugins/auth.ts';
 import { clientIpPlugin } from './plugins/client-ip.ts';
 import { corsPlugin } from './plugins/cors.ts';
@@ -69,6 +70,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     },
     return503OnClosing: true,
     logController: new OneLinePerRequest(),
+    childLoggerFactory: (logger, bindings, options) => lazyRequestLogger(deps.logger, bindings, options),
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

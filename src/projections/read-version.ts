@@ -28,6 +28,12 @@ export interface ReadVersionOptions {
   readonly now?: () => number;
 }
 
+/** The last checkpoint read, and when it was asked for. */
+interface Confirmed {
+  readonly at: number;
+  readonly views: ReadonlyMap<string, CheckpointView>;
+}
+
 const positionText = (position: Position | null) =>
   position === null ? '' : `${position.commit}:${position.prepare}`;
 
@@ -51,7 +57,7 @@ export function createReadVersions(
   const reads = 'fresh' in source ? source : createCheckpointReads(source);
   const now = options.now ?? Date.now;
   const confirmMs = options.confirmMs ?? 1_000;
-  let confirmed: { readonly at: number; readonly views: ReadonlyMap<string, CheckpointView> } | null = null;
+  let confirmed: Confirmed | null = null;
   let refreshing = false;
 
   const fromDatabase = async (): Promise<Versions> => {
@@ -94,20 +100,59 @@ export function createReadVersions(
     return textOf(progress);
   };
 
+  /** Versions from a list of per-projection texts; each combination's text is built once. */
+  const versionsOf = (texts: ReadonlyMap<string, string>): Versions => {
+    const combined = new Map<string, string>();
+    return {
+      of(...of) {
+        const key = of.length === 1 ? (of[0] ?? '') : of.join('\0');
+        let text = combined.get(key);
+        if (text === undefined) {
+          text = of.map((n) => texts.get(n) ?? '-').join('|');
+          combined.set(key, text);
+        }
+        return text;
+      },
+    };
+  };
+
+  // Polls ask for the same lists of projections, and between two batches the answer is the same object:
+  // the last one per list, kept while the confirming read and every runner's progress are unchanged.
+  const lastLocal = new WeakMap<
+    readonly string[],
+    {
+      readonly confirmed: Confirmed;
+      readonly progress: readonly (LocalProgress | undefined)[];
+      readonly versions: Versions;
+    }
+  >();
+
+  /** The local runners' versions of `names`, when the last read (at most `confirmMs` old) confirms them. */
+  const fromLocal = (names: readonly string[], local: LocalProjections): Versions | null => {
+    const last = confirmed;
+    if (last === null) return null;
+    const age = now() - last.at;
+    if (age >= confirmMs) return null;
+    if (age >= confirmMs / 2) refreshInBackground();
+    const memo = lastLocal.get(names);
+    if (memo?.confirmed === last && names.every((n, i) => local.local(n) === memo.progress[i])) {
+      return memo.versions;
+    }
+    const texts = new Map<string, string>();
+    for (const name of names) {
+      const text = localVersion(name, last.views);
+      if (text === null) return null;
+      texts.set(name, text);
+    }
+    const versions = versionsOf(texts);
+    lastLocal.set(names, { confirmed: last, progress: names.map((n) => local.local(n)), versions });
+    return versions;
+  };
+
   return {
     fresh(names) {
-      const last = confirmed;
-      if (options.local && last !== null) {
-        const age = now() - last.at;
-        if (age < confirmMs) {
-          const local = new Map(names.map((n) => [n, localVersion(n, last.views)]));
-          if ([...local.values()].every((v) => v !== null)) {
-            if (age >= confirmMs / 2) refreshInBackground();
-            return Promise.resolve({ of: (...of) => of.map((n) => local.get(n) ?? '-').join('|') });
-          }
-        }
-      }
-      return fromDatabase();
+      const local = options.local && fromLocal(names, options.local);
+      return local ? Promise.resolve(local) : fromDatabase();
     },
   };
 }

@@ -67,7 +67,10 @@ describe('posting and polling comments', () => {
     // Ann's view of the same page differs (mine), so her tag does too.
     const ann = await poll(postId, 'ann');
     expect(ann.page?.items[0]?.mine).toBe(true);
-    expect(ann.res.headers.get('etag')).not.toBe(etag);
+    const annTag = ann.res.headers.get('etag') ?? '';
+    expect(annTag).not.toBe(etag);
+    expect((await poll(postId, 'ann', '', annTag)).res.status).toBe(304);
+    expect((await poll(postId, 'ann', '', etag)).res.status).toBe(200);
     // The feed counts it.
     const feed = await fetch(`${url()}/api/channel/${channelId}/posts/${postId}`, {
       headers: userHeaders('bob'),

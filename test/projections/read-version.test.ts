@@ -104,6 +104,34 @@ describe('read versions where this process runs the projection', () => {
     expect((await versions.fresh(['delta'])).of('delta')).toMatch(/^2:21:21:/);
   });
 
+  it('answer the same list with the same versions until a batch or a read changes them', async () => {
+    let clock = 3_000_000;
+    const runner = localRunner();
+    const versions = createReadVersions(db.pool, { local: runner.projections, now: () => clock });
+    const names = ['iota', 'kappa'];
+    await setCheckpoint('iota', 1, 3);
+    await setCheckpoint('kappa', 1, 4);
+    runner.set('iota', 1, 3);
+    runner.set('kappa', 1, 4);
+    await versions.fresh(names);
+    const local = await versions.fresh(names);
+    expect(await versions.fresh(names)).toBe(local);
+    expect(local.of('iota', 'kappa')).toBe('L1:1:3:3|L1:1:4:4');
+    expect(local.of('kappa')).toBe('L1:1:4:4');
+    expect(local.of('kappa', 'iota')).toBe('L1:1:4:4|L1:1:3:3');
+
+    runner.set('kappa', 1, 5);
+    const moved = await versions.fresh(names);
+    expect(moved).not.toBe(local);
+    expect(moved.of('iota', 'kappa')).toBe('L1:1:3:3|L1:1:5:5');
+
+    // Past the window the database is asked again, and its answer stands until the next batch.
+    await setCheckpoint('kappa', 2, 5);
+    clock += 1_500;
+    expect((await versions.fresh(names)).of('kappa')).toMatch(/^2:5:5:/);
+    expect((await versions.fresh(names)).of('kappa')).toMatch(/^2:5:5:/);
+  });
+
   it('ask the database when another writer is ahead, the runner stopped, or the projection is unknown', async () => {
     const runner = localRunner();
     const versions = createReadVersions(db.pool, { local: runner.projections });
