@@ -248,7 +248,8 @@ export async function postingContext(
     })
   | null
 > {
-  const found = await db.maybeOne(sql.type(targetRow.and(posterRow))`
+  // Once per comment posted: a named prepared statement, parsed and planned once per connection.
+  const found = await db.maybeOne(sql.prepared('comment_posting_context', targetRow.and(posterRow))`
     SELECT p.comments_enabled AND ch.comments_enabled AS comments_enabled, ch.auto_hide_reports,
       ch.comment_interval_seconds, ch.comment_burst,
       b.until AS ban_until, b.user_id IS NOT NULL AS banned,

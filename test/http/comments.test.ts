@@ -462,5 +462,21 @@ describe('moderation replay', () => {
     expect(comments?.length).toBeGreaterThan(3);
     const [bans] = await expectRebuildEqualsLive(used, moderationProjection);
     expect(bans?.length).toBeGreaterThan(0);
+
+    // Posting reads bans through a statement prepared before the rebuild replaced the views.
+    const postId = await publishedPost();
+    const posted = await Promise.all(
+      ['after-1', 'after-2', 'after-3'].map((user) =>
+        commentAs(url(), channelId, postId, 'still here', user),
+      ),
+    );
+    expect(posted.map((p) => p.status)).toEqual([201, 201, 201]);
+    const ban = await adminCall(url(), admin, 'POST', `/admin/channels/${channelId}/bans`, {
+      userId: 'after-1',
+      reason: 'spam',
+    });
+    expect(ban.status, JSON.stringify(ban.body)).toBe(201);
+    const refused = await commentAs(url(), channelId, postId, 'again', 'after-1');
+    expect(refused).toMatchObject({ status: 403, body: { code: 'user_banned' } });
   });
 });
