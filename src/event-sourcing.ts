@@ -76,7 +76,7 @@ export async function startEventSourcing(options: EventSourcingOptions): Promise
     store,
     projections,
     reactions,
-    waiter: createProjectionWaiter(options.pool, projections.events),
+    waiter: createProjectionWaiter(options.pool, projections),
     projectionNames: list.map((p) => p.name),
     async stop() {
       await Promise.all([projections.stop(), reactions.stop()]);

@@ -3,6 +3,12 @@ import type { DatabasePool } from 'slonik';
 import { type Position, reached } from '../events/envelope.ts';
 import { createCheckpointReads } from './checkpoint-reads.ts';
 
+/** The projection runner of this process, when it runs one: what it leads, and its progress after each batch. */
+export interface LocalRunner {
+  readonly events: EventEmitter<{ progress: [string, Position] }>;
+  isLeader(name: string): boolean;
+}
+
 export interface ProjectionWaiter {
   /**
    * Resolves true once every named projection has applied the event at `position`, false after
@@ -17,13 +23,12 @@ export const READ_YOUR_WRITES_TIMEOUT_MS = 2_000;
 
 /**
  * Checkpoints are read from the database, so it works whichever replica runs the projection; the local
- * runner's progress events only cut the wait short. Waiters share their reads (`CheckpointReads`), so
- * many requests waiting at once cost one query per round, not one each.
+ * runner's progress events cut the wait short, and while this process runs every projection waited for,
+ * they stand in for the reads until the runner falls quiet. Waiters share their reads
+ * (`CheckpointReads`), so many requests waiting at once cost one query per round, not one each.
  */
-export function createProjectionWaiter(
-  pool: DatabasePool,
-  progress?: EventEmitter<{ progress: [string, Position] }>,
-): ProjectionWaiter {
+export function createProjectionWaiter(pool: DatabasePool, runner?: LocalRunner): ProjectionWaiter {
+  const progress = runner?.events;
   const reads = createCheckpointReads(pool);
   // Where this process's runner has taken each projection it leads: enough to answer most waits with no
   // query at all, since a projection's progress is emitted only after its batch committed.
@@ -33,27 +38,35 @@ export function createProjectionWaiter(
   });
   const reachedHere = (names: readonly string[], position: Position) =>
     names.every((n) => reached(local.get(n) ?? null, position));
+  const leadsAll = (names: readonly string[]) => names.every((n) => runner?.isLeader(n) ?? false);
   return {
     async waitFor(names, position, timeoutMs = READ_YOUR_WRITES_TIMEOUT_MS) {
       if (position === null || names.length === 0) return true;
       const deadline = Date.now() + timeoutMs;
+      // While this process runs every named projection, the write is in one of its coming batches, and a
+      // read would only say "not yet": it waits for their progress, and reads after a quiet interval.
+      let read = !leadsAll(names);
       for (;;) {
         if (reachedHere(names, position)) return true;
-        const views = await reads.fresh();
-        if (names.some((n) => views.get(n)?.status === 'failed')) return false;
-        const done = names.every((n) => reached(views.get(n)?.position ?? null, position));
-        if (done) return true;
+        if (read) {
+          const views = await reads.fresh();
+          if (names.some((n) => views.get(n)?.status === 'failed')) return false;
+          const done = names.every((n) => reached(views.get(n)?.position ?? null, position));
+          if (done) return true;
+        }
         const left = deadline - Date.now();
         if (left <= 0) return false;
-        await new Promise<void>((resume) => {
-          const finish = () => {
+        const woke = await new Promise<'progress' | 'quiet'>((resume) => {
+          const finish = (why: 'progress' | 'quiet') => () => {
             clearTimeout(timer);
-            progress?.off('progress', finish);
-            resume();
+            progress?.off('progress', onProgress);
+            resume(why);
           };
-          const timer = setTimeout(finish, Math.min(POLL_MS, left));
-          progress?.on('progress', finish);
+          const onProgress = finish('progress');
+          const timer = setTimeout(finish('quiet'), Math.min(POLL_MS, left));
+          progress?.on('progress', onProgress);
         });
+        read = woke === 'quiet' || !leadsAll(names);
       }
     },
   };
