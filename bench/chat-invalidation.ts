@@ -1,7 +1,5 @@
 import { createHistogram, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import autocannon from 'autocannon';
-import type { Result } from 'autocannon';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { type CallLog, type ProviderCalls, providerCalls } from './chat-calls.ts';
@@ -13,6 +11,7 @@ import {
   sandboxOf,
   webhooksSettled,
 } from './chat-seed.ts';
+import { launch } from './load.ts';
 import type { Service } from './targets.ts';
 
 export interface InvalidationOptions {
@@ -61,39 +60,11 @@ const VISIBLE_TIMEOUT_MS = 15_000;
 /** autocannon's duration; the phase stops it well before. */
 const MAX_POLL_S = 600;
 
-/** autocannon against `url` until `stop()`, latencies of 2xx answers in µs (its own histogram is whole ms). */
+/** autocannon against the conversation until `stop()`, latencies of 2xx answers in µs. */
 function startPollers(chat: SeededChat, connections: number, signal: AbortSignal) {
-  signal.throwIfAborted();
   const latenciesUs = createHistogram();
-  let stop = () => {};
-  const done = new Promise<Result>((resolve, reject) => {
-    const instance = autocannon(
-      { url: chat.url, headers: { ...chat.headers }, connections, duration: MAX_POLL_S },
-      (error: unknown, result: Result) => {
-        signal.removeEventListener('abort', stop);
-        if (signal.aborted) reject(new Error('interrupted'));
-        else if (error instanceof Error) reject(error);
-        else if (error) reject(new Error(`autocannon failed: ${JSON.stringify(error)}`));
-        else resolve(result);
-      },
-    );
-    stop = () => {
-      instance.stop();
-    };
-    signal.addEventListener('abort', stop, { once: true });
-    instance.on('response', (_client, statusCode, _bytes, responseTimeMs) => {
-      if (statusCode >= 200 && statusCode < 300) {
-        latenciesUs.record(Math.max(1, Math.round(responseTimeMs * 1000)));
-      }
-    });
-  });
-  return {
-    done,
-    stop: () => {
-      stop();
-    },
-    latenciesUs,
-  };
+  const target = { url: chat.url, headers: chat.headers };
+  return { ...launch(target, connections, MAX_POLL_S, signal, latenciesUs), latenciesUs };
 }
 
 /**

@@ -61,15 +61,27 @@ export interface Measurement {
   readonly failures: number;
 }
 
-async function fire(
+/** A running autocannon: `done` settles when it ends (by its duration, `stop()` or `signal`). */
+export interface Launched {
+  readonly done: Promise<Result>;
+  stop(): void;
+}
+
+/**
+ * Starts autocannon against `target`. Latencies of the responses `expected` accepts go to `latenciesUs`
+ * in microseconds: autocannon's own histogram has whole-millisecond buckets, too coarse for a p50 of
+ * ~1 ms, and its response event carries the hrtime-based duration.
+ */
+export function launch(
   target: Target,
   connections: number,
   durationS: number,
   signal: AbortSignal,
   latenciesUs?: RecordableHistogram,
-): Promise<Result> {
+): Launched {
   signal.throwIfAborted();
-  return new Promise((resolve, reject) => {
+  let stop = () => {};
+  const done = new Promise<Result>((resolve, reject) => {
     const instance = autocannon(
       {
         url: target.url,
@@ -86,18 +98,22 @@ async function fire(
         else resolve(result);
       },
     );
-    const stop = () => {
+    stop = () => {
       instance.stop();
     };
     signal.addEventListener('abort', stop, { once: true });
-    // autocannon's own latency histogram has whole-millisecond buckets, too coarse for a p50 of ~1 ms;
-    // the response event carries the hrtime-based duration, kept here in microseconds.
     if (latenciesUs) {
       instance.on('response', (_client, statusCode, _bytes, responseTimeMs) => {
         if (expected(target, statusCode)) latenciesUs.record(Math.max(1, Math.round(responseTimeMs * 1000)));
       });
     }
   });
+  return {
+    done,
+    stop: () => {
+      stop();
+    },
+  };
 }
 
 const expected = (target: Target, statusCode: number) =>
@@ -143,7 +159,7 @@ export async function measureInterleaved<K extends string>(
     ]),
   );
   for (const name of names) {
-    const warmup = await fire(targets[name], options.connections, options.warmupS, options.signal);
+    const warmup = await launch(targets[name], options.connections, options.warmupS, options.signal).done;
     const s = state.get(name);
     if (s) s.failures += failuresOf(targets[name], warmup);
   }
@@ -151,13 +167,13 @@ export async function measureInterleaved<K extends string>(
     for (const name of names) {
       const s = state.get(name);
       if (!s) continue;
-      const run = await fire(
+      const run = await launch(
         targets[name],
         options.connections,
         options.durationS,
         options.signal,
         s.latenciesUs,
-      );
+      ).done;
       s.rounds.push(run.requests.average);
       s.ok += okOf(targets[name], run);
       s.failures += failuresOf(targets[name], run);

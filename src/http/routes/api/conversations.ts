@@ -9,8 +9,7 @@ import {
 } from '../../../chat/conversations.ts';
 import { conversationSchema, conversationSummarySchema } from '../../../queries/conversations.ts';
 import { userOf } from '../../plugins/auth.ts';
-import { markFreshness } from '../../poll-freshness.ts';
-import { replyToPoll, replyToTaggedPoll } from '../../poll.ts';
+import { replyToProviderPoll, replyToProviderRecord } from '../../poll-freshness.ts';
 import {
   notModified,
   pollHeaders,
@@ -62,8 +61,7 @@ export const conversationRoutes: FastifyPluginAsyncZod<ConversationRouteOptions>
     },
     async (request, reply) => {
       const { items, freshness } = await conversationsOf(chat, userOf(request));
-      markFreshness(reply, freshness);
-      return replyToPoll(request, reply, { items }, pollMs);
+      return replyToProviderPoll(request, reply, { body: { items }, freshness }, pollMs);
     },
   );
 
@@ -79,11 +77,13 @@ export const conversationRoutes: FastifyPluginAsyncZod<ConversationRouteOptions>
         response: { 200: conversationSchema, 304: notModified, ...errors },
       },
     },
-    async (request, reply) => {
-      const { record, freshness } = await conversationFor(chat, userOf(request), request.params.id);
-      markFreshness(reply, freshness);
-      return replyToTaggedPoll(request, reply, { etag: record.etag, json: () => record.json }, pollMs);
-    },
+    async (request, reply) =>
+      replyToProviderRecord(
+        request,
+        reply,
+        await conversationFor(chat, userOf(request), request.params.id),
+        pollMs,
+      ),
   );
 
   app.post(

@@ -4,8 +4,7 @@ import type { ChatDeps } from '../../../chat/conversations.ts';
 import { ticketFor, ticketsOf } from '../../../chat/tickets.ts';
 import { ticketSchema, ticketSummarySchema } from '../../../queries/tickets.ts';
 import { userOf } from '../../plugins/auth.ts';
-import { markFreshness } from '../../poll-freshness.ts';
-import { replyToPoll, replyToTaggedPoll } from '../../poll.ts';
+import { replyToProviderPoll, replyToProviderRecord } from '../../poll-freshness.ts';
 import {
   notModified,
   pollHeaders,
@@ -42,8 +41,7 @@ export const ticketRoutes: FastifyPluginAsyncZod<TicketRouteOptions> = async (ap
     },
     async (request, reply) => {
       const { items, freshness } = await ticketsOf(chat, userOf(request));
-      markFreshness(reply, freshness);
-      return replyToPoll(request, reply, { items }, pollMs);
+      return replyToProviderPoll(request, reply, { body: { items }, freshness }, pollMs);
     },
   );
 
@@ -59,10 +57,12 @@ export const ticketRoutes: FastifyPluginAsyncZod<TicketRouteOptions> = async (ap
         response: { 200: ticketSchema, 304: notModified, ...errors },
       },
     },
-    async (request, reply) => {
-      const { record, freshness } = await ticketFor(chat, userOf(request), request.params.id);
-      markFreshness(reply, freshness);
-      return replyToTaggedPoll(request, reply, { etag: record.etag, json: () => record.json }, pollMs);
-    },
+    async (request, reply) =>
+      replyToProviderRecord(
+        request,
+        reply,
+        await ticketFor(chat, userOf(request), request.params.id),
+        pollMs,
+      ),
   );
 };

@@ -3,8 +3,7 @@ import { z } from 'zod';
 import type { ChatDeps } from '../../../chat/conversations.ts';
 import { unreadOf } from '../../../chat/unread.ts';
 import { userOf } from '../../plugins/auth.ts';
-import { markFreshness } from '../../poll-freshness.ts';
-import { replyToPoll } from '../../poll.ts';
+import { replyToProviderPoll } from '../../poll-freshness.ts';
 import { problemSchema } from '../../problem.ts';
 
 export interface UnreadRouteOptions {
@@ -38,8 +37,7 @@ export const unreadRoutes: FastifyPluginAsyncZod<UnreadRouteOptions> = async (ap
     },
     async (request, reply) => {
       const { unread, freshness } = await unreadOf(chat, userOf(request));
-      markFreshness(reply, freshness);
-      return replyToPoll(request, reply, unread, pollMs);
+      return replyToProviderPoll(request, reply, { body: unread, freshness }, pollMs);
     },
   );
 };
