@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { DatabasePool } from '../db/pool.ts';
 import { type CommentCommand, commentDecider, handleComment } from '../commands/comments.ts';
 import type { CommandContext } from '../commands/handler.ts';
 import { recordRejection } from '../commands/moderation.ts';
@@ -12,12 +11,12 @@ import { imageDimensions } from '../files/image-dimensions.ts';
 import type { UploadCaps } from '../files/inspect.ts';
 import { storeUpload } from '../files/store-upload.ts';
 import type { ObjectStorage } from '../integrations/storage/port.ts';
-import { type CommentRow, postingContext } from '../queries/comments.ts';
+import type { CommentRow, PostingContextLookup } from '../queries/comments.ts';
 import { notFound } from '../commands/errors.ts';
 import type { SlowMode } from './slow-mode.ts';
 
 export interface PostCommentDeps {
-  readonly pool: DatabasePool;
+  readonly postingContext: PostingContextLookup;
   readonly store: EventStore;
   readonly storage: ObjectStorage;
   readonly caps: UploadCaps;
@@ -53,7 +52,7 @@ export async function postComment(
   context: CommandContext,
 ): Promise<PostCommentOutcome> {
   const { channelId, postId, userId, text } = input;
-  const target = await postingContext(deps.pool, channelId, postId, userId);
+  const target = await deps.postingContext(channelId, postId, userId);
   if (!target) throw notFound('No such post.');
   const at = new Date().toISOString();
 

@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import { type CommonQueryMethods, sql } from 'slonik';
 import { z } from 'zod';
 import { commentStatusSchema, reportActionSchema, reportReasonSchema } from '../events/comments.ts';
@@ -232,34 +233,58 @@ const posterRow = z.object({
   is_moderator: z.boolean(),
 });
 
-/**
- * `commentTarget` with what posting also needs to know of the poster, in one round trip: their ban in
- * the channel when it holds now, and whether they moderate its comments (the badge on their comment).
- */
-export async function postingContext(
-  db: CommonQueryMethods,
+export type PostingContext = CommentTarget & {
+  readonly ban: { readonly until: string | null } | null;
+  readonly posterIsModerator: boolean;
+};
+
+/** `commentTarget` with what posting also needs to know of the poster. */
+export type PostingContextLookup = (
   channelId: string,
   postId: string,
   userId: string,
-): Promise<
-  | (CommentTarget & {
-      readonly ban: { readonly until: string | null } | null;
-      readonly posterIsModerator: boolean;
-    })
-  | null
-> {
-  // Once per comment posted: a named prepared statement, parsed and planned once per connection.
-  const found = await db.maybeOne(sql.prepared('comment_posting_context', targetRow.and(posterRow))`
-    SELECT p.comments_enabled AND ch.comments_enabled AS comments_enabled, ch.auto_hide_reports,
-      ch.comment_interval_seconds, ch.comment_burst,
-      b.until AS ban_until, b.user_id IS NOT NULL AS banned,
-      EXISTS (SELECT 1 FROM comment_moderators m WHERE m.channel_id = ch.id AND m.user_id = ${userId})
-        AS is_moderator
-    FROM channel_posts p JOIN channels ch ON ch.id = p.channel_id
-    LEFT JOIN comment_bans b ON b.channel_id = ch.id AND b.user_id = ${userId}
-      AND (b.until IS NULL OR b.until > now())
-    WHERE p.id = ${postId} AND p.channel_id = ${channelId} AND p.status = 'published'`);
-  if (!found) return null;
-  const { ban_until: until, banned, is_moderator: posterIsModerator, ...target } = found;
-  return { ...target, ban: banned ? { until } : null, posterIsModerator };
+) => Promise<PostingContext | null>;
+
+const postingRow = targetRow.and(posterRow).and(z.object({ i: z.coerce.number() }));
+
+/**
+ * The posting context of every comment being posted at the same moment, in one round trip: the post
+ * and channel rules, the poster's ban in the channel when it holds now, and whether they moderate its
+ * comments (the badge on their comment). Lookups made while the event loop handles one round of I/O
+ * share a query (DataLoader, nothing cached: each comment reads the current state). Under load, posting
+ * is bound by round trips to PostgreSQL, and this was one per comment (decision 016).
+ */
+export function createPostingContextLookup(db: CommonQueryMethods): PostingContextLookup {
+  type Key = readonly [channelId: string, postId: string, userId: string];
+  const loader = new DataLoader<Key, PostingContext | null>(
+    async (keys) => {
+      const column = (at: 0 | 1 | 2, type: 'uuid' | 'text') =>
+        sql.array(
+          keys.map((k) => k[at]),
+          type,
+        );
+      // A named prepared statement: with arrays, its text is the same for any number of lookups.
+      const rows = await db.any(sql.prepared('comment_posting_contexts', postingRow)`
+        SELECT k.i, p.comments_enabled AND ch.comments_enabled AS comments_enabled, ch.auto_hide_reports,
+          ch.comment_interval_seconds, ch.comment_burst,
+          b.until AS ban_until, b.user_id IS NOT NULL AS banned,
+          EXISTS (SELECT 1 FROM comment_moderators m WHERE m.channel_id = ch.id AND m.user_id = k.user_id)
+            AS is_moderator
+        FROM unnest(${column(0, 'uuid')}, ${column(1, 'uuid')}, ${column(2, 'text')})
+          WITH ORDINALITY AS k (channel_id, post_id, user_id, i)
+        JOIN channel_posts p ON p.id = k.post_id AND p.channel_id = k.channel_id AND p.status = 'published'
+        JOIN channels ch ON ch.id = p.channel_id
+        LEFT JOIN comment_bans b ON b.channel_id = ch.id AND b.user_id = k.user_id
+          AND (b.until IS NULL OR b.until > now())`);
+      const found = new Array<PostingContext | null>(keys.length).fill(null);
+      for (const { i, ban_until: until, banned, is_moderator: posterIsModerator, ...target } of rows) {
+        found[i - 1] = { ...target, ban: banned ? { until } : null, posterIsModerator };
+      }
+      return found;
+    },
+    { cache: false, maxBatchSize: MAX_POSTING_BATCH, batchScheduleFn: (dispatch) => setImmediate(dispatch) },
+  );
+  return (channelId, postId, userId) => loader.load([channelId, postId, userId]);
 }
+
+const MAX_POSTING_BATCH = 100;

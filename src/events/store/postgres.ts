@@ -1,16 +1,9 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { isAborted } from '../../abortable.ts';
-import type { EventMetadata, EventToAppend, Json, RecordedEvent } from '../envelope.ts';
-import type {
-  AppendResult,
-  EventStore,
-  ExpectedRevision,
-  ReadAllOptions,
-  ReadStreamOptions,
-  SubscribeOptions,
-} from './port.ts';
-import { WrongExpectedRevisionError } from './port.ts';
+import type { EventMetadata, Json, RecordedEvent } from '../envelope.ts';
+import type { EventStore, ReadAllOptions, ReadStreamOptions, SubscribeOptions } from './port.ts';
+import { createAppend } from './postgres-append.ts';
 import { type Upcast, noUpcast } from './upcasting.ts';
 
 export interface PostgresEventStoreOptions {
@@ -68,12 +61,6 @@ const HEAD_OF_CATEGORIES = `SELECT h.transaction_text, h.global_position
   ) h
   ORDER BY h.transaction_id DESC, h.global_position DESC LIMIT 1`;
 
-const expectedArg = (expected: ExpectedRevision): string =>
-  expected === 'no_stream' ? '-1' : expected === 'any' ? '-2' : expected.toString();
-
-const isUniqueEventIdViolation = (error: unknown): boolean =>
-  error instanceof pg.DatabaseError && error.code === '23505' && error.constraint === 'events_event_id_key';
-
 /** The adapter over the schema of migration 1763800000000_event-store.sql (decision 007). */
 export function createPostgresEventStore(options: PostgresEventStoreOptions): EventStore {
   const { logger } = options;
@@ -84,6 +71,9 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     logger.warn({ err: error }, 'event store: idle connection lost');
   });
   const wake = createWakeups(options.connectionString, pool, logger);
+  const append = createAppend(pool, (stream) => {
+    wake.appended(stream.split('-', 1)[0] ?? stream);
+  });
 
   const toRecorded = (row: EventRow): RecordedEvent =>
     upcast({
@@ -96,44 +86,6 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       position: { commit: BigInt(row.transaction_text), prepare: BigInt(row.global_position) },
       recordedAt: row.recorded_at,
     });
-
-  async function appendOnce(
-    stream: string,
-    events: readonly EventToAppend[],
-    expected: ExpectedRevision,
-  ): Promise<AppendResult> {
-    const result = await pool.query<{
-      outcome: 'written' | 'duplicate' | 'conflict';
-      revision: string;
-      transaction_id: string | null;
-      global_position: string | null;
-    }>({
-      name: 'append_to_stream',
-      text: `SELECT outcome, revision, transaction_id::text AS transaction_id, global_position
-             FROM append_to_stream($1, $2, $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[])`,
-      values: [
-        stream,
-        expectedArg(expected),
-        events.map((e) => e.id),
-        events.map((e) => e.type),
-        events.map((e) => JSON.stringify(e.data)),
-        events.map((e) => JSON.stringify(e.metadata)),
-      ],
-    });
-    const row = result.rows[0];
-    if (!row) throw new Error('append_to_stream answered nothing');
-    const revision = BigInt(row.revision);
-    if (row.outcome === 'conflict') {
-      throw new WrongExpectedRevisionError(stream, expected, revision < 0n ? 'no_stream' : revision);
-    }
-    const written = row.outcome === 'written';
-    if (written) wake.appended(stream.split('-', 1)[0] ?? stream);
-    return {
-      nextRevision: revision,
-      position: { commit: BigInt(row.transaction_id ?? '0'), prepare: BigInt(row.global_position ?? '0') },
-      written,
-    };
-  }
 
   async function readAll({ after, categories, maxCount }: ReadAllOptions): Promise<RecordedEvent[]> {
     const filtered = categories !== undefined && categories.length > 0;
@@ -155,13 +107,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
 
     async append(stream, events, expected) {
       if (events.length === 0) throw new Error('append needs at least one event');
-      try {
-        return await appendOnce(stream, events, expected);
-      } catch (error) {
-        // The same ids raced in from a concurrent retry: once it has committed, this is a duplicate.
-        if (isUniqueEventIdViolation(error)) return appendOnce(stream, events, expected);
-        throw error;
-      }
+      return append(stream, events, expected);
     },
 
     async readStream(stream, { direction = 'forwards', fromRevision, maxCount }: ReadStreamOptions = {}) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createPostgresEventStore } from '../../../src/events/store/postgres.ts';
-import type { EventStore } from '../../../src/events/store/port.ts';
+import { type EventStore, WrongExpectedRevisionError } from '../../../src/events/store/port.ts';
 import { createUpcast } from '../../../src/events/store/upcasting.ts';
 import { createLogger } from '../../../src/http/logger.ts';
 import { createTestDatabase, useTestDatabase } from '../../support/database.ts';
@@ -178,4 +178,106 @@ describe('postgres event store: ordering under transactions that commit out of o
       expect((await store.readStream(stream)).map((e) => e.type)).toEqual(['a']);
     });
   });
+});
+
+describe('postgres event store: appends made together go as one group', () => {
+  const db = useTestDatabase();
+
+  const withStores = async (count: number, body: (...stores: EventStore[]) => Promise<void>) => {
+    const stores = Array.from({ length: count }, () =>
+      createPostgresEventStore({ connectionString: db.url, logger, pollIntervalMs: 50 }),
+    );
+    try {
+      await body(...stores);
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+  };
+
+  it('commits them in one transaction, each with its own expected revision and outcome', async () => {
+    await withStores(1, async (store) => {
+      const c = freshCategory();
+      const seeded = testEvent('seeded');
+      await store.append(`${c}-3`, [seeded], 'no_stream');
+      await store.append(`${c}-4`, [testEvent('seeded')], 'no_stream');
+
+      const [fresh, pair, next, taken, first, second, retry] = await Promise.allSettled([
+        store.append(`${c}-1`, [testEvent('fresh')], 'no_stream'),
+        store.append(`${c}-2`, [testEvent('one'), testEvent('two')], 'any'),
+        store.append(`${c}-3`, [testEvent('next')], 0n),
+        store.append(`${c}-4`, [testEvent('taken')], 'no_stream'),
+        store.append(`${c}-5`, [testEvent('first')], 'any'),
+        store.append(`${c}-5`, [testEvent('second')], 'any'),
+        store.append(`${c}-3`, [seeded], 'any'),
+      ]);
+
+      const written = [fresh, pair, next, first, second].map((outcome) => {
+        if (outcome.status !== 'fulfilled') throw new Error('an append of the group failed');
+        return outcome.value;
+      });
+      expect(new Set(written.map((r) => r.position.commit)).size).toBe(1);
+      expect(new Set(written.map((r) => r.position.prepare)).size).toBe(written.length);
+      expect(written.map((r) => r.written)).toEqual([true, true, true, true, true]);
+      expect(written.slice(0, 3).map((r) => r.nextRevision)).toEqual([0n, 1n, 1n]);
+      expect(
+        written
+          .slice(3)
+          .map((r) => r.nextRevision)
+          .sort(),
+      ).toEqual([0n, 1n]);
+
+      expect(taken.status).toBe('rejected');
+      const refusal = taken.status === 'rejected' ? (taken.reason as unknown) : undefined;
+      expect(refusal).toBeInstanceOf(WrongExpectedRevisionError);
+      expect(refusal).toMatchObject({ actual: 0n });
+      expect(retry).toMatchObject({ status: 'fulfilled', value: { written: false } });
+
+      const stream = async (n: number) => (await store.readStream(`${c}-${n}`)).map((e) => e.type);
+      expect(await stream(1)).toEqual(['fresh']);
+      expect(await stream(2)).toEqual(['one', 'two']);
+      expect(await stream(3)).toEqual(['seeded', 'next']);
+      expect(await stream(4)).toEqual(['seeded']);
+      expect((await stream(5)).sort()).toEqual(['first', 'second']);
+    });
+  });
+
+  it('does not let one append that fails fail the others of its group', async () => {
+    await withStores(1, async (store) => {
+      const c = freshCategory();
+      const stored = testEvent('stored');
+      await store.append(`${c}-bad`, [stored], 'no_stream');
+
+      const [before, bad, after] = await Promise.allSettled([
+        store.append(`${c}-a`, [testEvent('a')], 'no_stream'),
+        // Partly stored already: the database raises, which ends the group's whole statement.
+        store.append(`${c}-bad`, [stored, testEvent('new')], 'any'),
+        store.append(`${c}-b`, [testEvent('b')], 'no_stream'),
+      ]);
+
+      expect(before).toMatchObject({ status: 'fulfilled', value: { written: true } });
+      expect(after).toMatchObject({ status: 'fulfilled', value: { written: true } });
+      expect(bad.status).toBe('rejected');
+      expect(String(bad.status === 'rejected' ? bad.reason : '')).toMatch(/stored already/);
+      expect((await store.readStream(`${c}-bad`)).map((e) => e.type)).toEqual(['stored']);
+      expect((await store.readStream(`${c}-a`)).map((e) => e.type)).toEqual(['a']);
+      expect((await store.readStream(`${c}-b`)).map((e) => e.type)).toEqual(['b']);
+    });
+  });
+
+  it('lands every append when two processes write to the same streams in opposite orders', async () => {
+    await withStores(2, async (one, two) => {
+      const c = freshCategory();
+      const streams = Array.from({ length: 20 }, (_, i) => `${c}-${i}`);
+      for (let round = 0; round < 5; round++) {
+        const [ones, twos] = await Promise.all([
+          Promise.all(streams.map((s) => one.append(s, [testEvent(`one-${round}`)], 'any'))),
+          Promise.all(streams.toReversed().map((s) => two.append(s, [testEvent(`two-${round}`)], 'any'))),
+        ]);
+        // Each process's group committed as one: neither was chosen as a deadlock's victim and retried.
+        expect(new Set(ones.map((r) => r.position.commit)).size).toBe(1);
+        expect(new Set(twos.map((r) => r.position.commit)).size).toBe(1);
+      }
+      for (const s of streams) expect(await one.readStream(s)).toHaveLength(10);
+    });
+  }, 30_000);
 });

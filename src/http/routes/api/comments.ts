@@ -18,7 +18,13 @@ import type { EventStore } from '../../../events/store/port.ts';
 import type { ObjectStorage } from '../../../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../../../projections/progress.ts';
 import type { ReadVersions } from '../../../projections/read-version.ts';
-import { commentImage, type CommentRow, commentTarget, findComment } from '../../../queries/comments.ts';
+import {
+  commentImage,
+  type CommentRow,
+  commentTarget,
+  createPostingContextLookup,
+  findComment,
+} from '../../../queries/comments.ts';
 import { createCommentsCache, type Tombstone } from '../../../queries/comments-cache.ts';
 import { isCommentModerator } from '../../../queries/moderation.ts';
 import { userCommandContext } from '../../command-context.ts';
@@ -138,7 +144,7 @@ export const commentRoutes: FastifyPluginAsyncZod<CommentRouteOptions> = async (
   const { pool, store, waiter, storage } = options;
   const cache = createCommentsCache(pool, options.versions);
   const deps: PostCommentDeps = {
-    pool,
+    postingContext: createPostingContextLookup(pool),
     store,
     storage,
     caps: { image: options.maxImageBytes, file: 0, video: 0 },
