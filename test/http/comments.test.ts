@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { commentsProjection } from '../../src/projections/comments.ts';
 import { moderationProjection } from '../../src/projections/moderation.ts';
+import { createPostingContextLookup } from '../../src/queries/comments.ts';
 import { adminCall, createTestAdmin, loginToken } from '../support/admin.ts';
 import { useRunningApp } from '../support/app.ts';
 import { commentAs, openReportOf, reportComment, userHeaders } from '../support/comments.ts';
@@ -282,6 +283,52 @@ describe('moderation from the client and bans', () => {
       204,
     );
     expect((await commentAs(url(), channelId, postId, 'hi again', 'eve')).status).toBe(201);
+  });
+});
+
+describe('posting contexts looked up together', () => {
+  it('answers each comment of one shared query with its own post, ban and badge', async () => {
+    const open = await publishedPost();
+    const closed = await publishedPost(['publish'], { text: 'No comments', commentsEnabled: false });
+    const draft = await publishedPost([]);
+    const until = new Date(Date.now() + 3_600_000).toISOString();
+    const ban = { userId: 'gil', until, reason: 'spam' };
+    expect((await adminCall(url(), admin, 'POST', `/admin/channels/${channelId}/bans`, ban)).status).toBe(
+      201,
+    );
+    await assignModerator('hal');
+
+    let queries = 0;
+    const pool = used.db.pool;
+    const counted = new Proxy(pool, {
+      get: (target, key) =>
+        key === 'any'
+          ? (...args: Parameters<typeof pool.any>) => {
+              queries += 1;
+              return target.any(...args);
+            }
+          : (Reflect.get(target, key, target) as unknown),
+    });
+    const lookup = createPostingContextLookup(counted);
+    const found = await Promise.all([
+      lookup(channelId, open, 'ivy'),
+      lookup(channelId, open, 'gil'),
+      lookup(channelId, closed, 'hal'),
+      lookup(channelId, draft, 'ivy'),
+      lookup(channelId, open, 'hal'),
+      lookup(channelId, open, 'ivy'),
+    ]);
+
+    expect(queries).toBe(1);
+    const openPost = { commentsEnabled: true, autoHideReports: 3 };
+    expect(found).toEqual([
+      expect.objectContaining({ ...openPost, ban: null, posterIsModerator: false }),
+      expect.objectContaining({ ...openPost, ban: { until }, posterIsModerator: false }),
+      expect.objectContaining({ commentsEnabled: false, ban: null, posterIsModerator: true }),
+      null,
+      expect.objectContaining({ ...openPost, ban: null, posterIsModerator: true }),
+      expect.objectContaining({ ...openPost, ban: null, posterIsModerator: false }),
+    ]);
   });
 });
 
