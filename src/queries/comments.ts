@@ -245,6 +245,9 @@ export type PostingContextLookup = (
   userId: string,
 ) => Promise<PostingContext | null>;
 
+/** Comments posted at the same moment whose posting contexts one query reads, at the most. */
+const MAX_POSTING_BATCH = 100;
+
 const postingRow = targetRow.and(posterRow).and(z.object({ i: z.coerce.number() }));
 
 /**
@@ -286,5 +289,3 @@ export function createPostingContextLookup(db: CommonQueryMethods): PostingConte
   );
   return (channelId, postId, userId) => loader.load([channelId, postId, userId]);
 }
-
-const MAX_POSTING_BATCH = 100;
