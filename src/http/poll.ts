@@ -45,5 +45,7 @@ function notModified(
     'cache-control': 'private, no-cache',
   });
   const known = request.headers['if-none-match'];
-  return known !== undefined && known.split(',').some((tag) => tag.trim() === etag);
+  if (known === undefined) return false;
+  // Clients send back the one tag they were given; a list is the rare case.
+  return known === etag || known.split(',').some((tag) => tag.trim() === etag);
 }

@@ -34,8 +34,38 @@ interface Confirmed {
   readonly views: ReadonlyMap<string, CheckpointView>;
 }
 
+/** A node of the names given to `of`, in order: the text of the list that ends here. */
+interface Combination {
+  readonly next: Map<string, Combination>;
+  text?: string;
+}
+
 const positionText = (position: Position | null) =>
   position === null ? '' : `${position.commit}:${position.prepare}`;
+
+/**
+ * Versions from per-projection texts. Each list of names gets its text built once, then found name by
+ * name: callers pass literal names, whose hashes V8 keeps, where a joined key would be a fresh string to
+ * hash on every poll.
+ */
+function versionsOf(textOf: (name: string) => string): Versions {
+  const root: Combination = { next: new Map() };
+  return {
+    of(...names) {
+      let node = root;
+      for (const name of names) {
+        let child = node.next.get(name);
+        if (child === undefined) {
+          child = { next: new Map() };
+          node.next.set(name, child);
+        }
+        node = child;
+      }
+      node.text ??= names.map(textOf).join('|');
+      return node.text;
+    },
+  };
+}
 
 /**
  * Caches keyed by these tokens stay correct across replicas without a bus: a projection moves its
@@ -64,7 +94,7 @@ export function createReadVersions(
     const asked = now();
     const views = await reads.fresh();
     if (confirmed === null || confirmed.at < asked) confirmed = { at: asked, views };
-    return { of: (...names) => names.map((n) => views.get(n)?.version ?? '-').join('|') };
+    return versionsOf((name) => views.get(name)?.version ?? '-');
   };
 
   const refreshInBackground = () => {
@@ -100,22 +130,6 @@ export function createReadVersions(
     return textOf(progress);
   };
 
-  /** Versions from a list of per-projection texts; each combination's text is built once. */
-  const versionsOf = (texts: ReadonlyMap<string, string>): Versions => {
-    const combined = new Map<string, string>();
-    return {
-      of(...of) {
-        const key = of.length === 1 ? (of[0] ?? '') : of.join('\0');
-        let text = combined.get(key);
-        if (text === undefined) {
-          text = of.map((n) => texts.get(n) ?? '-').join('|');
-          combined.set(key, text);
-        }
-        return text;
-      },
-    };
-  };
-
   // Polls ask for the same lists of projections, and between two batches the answer is the same object:
   // the last one per list, kept while the confirming read and every runner's progress are unchanged.
   const lastLocal = new WeakMap<
@@ -144,7 +158,7 @@ export function createReadVersions(
       if (text === null) return null;
       texts.set(name, text);
     }
-    const versions = versionsOf(texts);
+    const versions = versionsOf((name) => texts.get(name) ?? '-');
     lastLocal.set(names, { confirmed: last, progress: names.map((n) => local.local(n)), versions });
     return versions;
   };
