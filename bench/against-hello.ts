@@ -22,7 +22,7 @@ export function settingsFromEnv(signal: AbortSignal): Settings {
       warmupS: positiveInt('BENCH_WARMUP_S') ?? 2,
       signal,
     },
-    rounds: positiveInt('BENCH_ROUNDS') ?? 3,
+    rounds: positiveInt('BENCH_ROUNDS') ?? 5,
     logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
     poolSize: positiveInt('BENCH_POOL_SIZE'),
   };

@@ -1,4 +1,4 @@
-import type { Series } from './load.ts';
+import { median, type Series } from './load.ts';
 
 export interface RunInfo {
   readonly date: Date;
@@ -51,8 +51,16 @@ const MAX_SERVICE_P99_MS = 25;
 
 export const fixed = (n: number, digits = 2) => n.toFixed(digits);
 const tailRatio = (m: Series) => m.p99Ms / m.p50Ms;
-/** A target's req/s as a share of the bare route's (medians). */
-export const share = (m: Series, hello: Series) => m.requestsPerSecond / hello.requestsPerSecond;
+/** Each round's req/s as a share of the bare route's in the same round. */
+const roundShares = (m: Series, hello: Series) => m.rounds.map((r, i) => r / (hello.rounds[i] ?? r));
+/**
+ * A target's req/s as a share of the bare route's: the median of the rounds' ratios (decision 006). Each
+ * round pairs the target with the bare route measured just before it, under the same drift of the machine;
+ * a ratio of the two medians would divide rounds measured minutes apart.
+ */
+export const share = (m: Series, hello: Series) => median(roundShares(m, hello));
+/** The ratio of the two medians, shown next to the share for comparison with older reports. */
+const shareOfMedians = (m: Series, hello: Series) => m.requestsPerSecond / hello.requestsPerSecond;
 export const percent = (n: number) => `${fixed(n * 100, 1)} %`;
 
 /**
@@ -74,7 +82,7 @@ export function interleavedHead(
     `- Date: ${info.date.toISOString()}`,
     `- Node: ${info.node}`,
     `- CPU: ${info.cpuCount} × ${info.cpuModel}`,
-    `- Connections: ${info.connections}; ${info.warmupS} s warm-up per target, then ${info.rounds} alternating rounds of ${info.durationS} s (${order.join(', ')}, hello, …); req/s is the median round, latencies pool all rounds`,
+    `- Connections: ${info.connections}; ${info.warmupS} s warm-up per target, then ${info.rounds} alternating rounds of ${info.durationS} s (${order.join(', ')}, hello, …); req/s is the median round, a share of hello the median of the rounds' ratios, latencies pool all rounds`,
     `- Service: LOG_LEVEL ${info.logLevel}; database: ${info.database}; pool size ${info.poolSize ?? 'slonik default'}`,
     '- autocannon, both servers and the service run in one Node process, so the load generator shares',
     '  the event loop with the server under test (and PostgreSQL shares the machine).',
@@ -98,10 +106,9 @@ export function interleavedTable(
     `|---|${columns.map(() => '---:').join('|')}|`,
     row('req/s (median round)', (m) => fixed(m.requestsPerSecond, 0)),
     row('req/s by round', (m) => m.rounds.map((r) => fixed(r, 0)).join(', ')),
-    row('share of hello (medians)', (m) => percent(share(m, hello))),
-    row('share of hello by round', (m) =>
-      m.rounds.map((r, i) => percent(r / (hello.rounds[i] ?? r))).join(', '),
-    ),
+    row('share of hello (median of the rounds)', (m) => percent(share(m, hello))),
+    row('share of hello by round', (m) => roundShares(m, hello).map(percent).join(', ')),
+    row('ratio of the medians', (m) => percent(shareOfMedians(m, hello))),
     row('latency p50', (m) => `${fixed(m.p50Ms)} ms`),
     row('latency p99', (m) => `${fixed(m.p99Ms)} ms`),
     row(`expected responses (${expected})`, (m) => String(m.okResponses)),
@@ -119,12 +126,12 @@ export const shareLines = (hello: Series, targets: Readonly<Record<string, Serie
 
 /** The same two targets for every route measured against the bare one. */
 export function verdicts(info: RunInfo, { hello, service }: Results, subject: Subject): Verdict[] {
-  const share = service.requestsPerSecond / hello.requestsPerSecond;
+  const ratio = share(service, hello);
   return [
     {
       target: `${subject.name} req/s >= ${MIN_THROUGHPUT_SHARE * 100} % of the bare route's`,
-      actual: `${fixed(share * 100, 1)} %`,
-      pass: share >= MIN_THROUGHPUT_SHARE,
+      actual: percent(ratio),
+      pass: ratio >= MIN_THROUGHPUT_SHARE,
     },
     {
       target: `${subject.name} p99 < ${MAX_SERVICE_P99_MS} ms at ${info.connections} connections`,
@@ -175,7 +182,7 @@ export function renderMarkdown(report: Report): string {
     `- Date: ${info.date.toISOString()}`,
     `- Node: ${info.node}`,
     `- CPU: ${info.cpuCount} × ${info.cpuModel}`,
-    `- Connections: ${info.connections}; ${info.warmupS} s warm-up per target, then ${info.rounds} alternating rounds of ${info.durationS} s (hello, ${name}, hello, …); req/s is the median round, latencies pool all rounds`,
+    `- Connections: ${info.connections}; ${info.warmupS} s warm-up per target, then ${info.rounds} alternating rounds of ${info.durationS} s (hello, ${name}, hello, …); req/s is the median round, a share of hello the median of the rounds' ratios, latencies pool all rounds`,
     `- Service: LOG_LEVEL ${info.logLevel}; database: ${info.database}; pool size ${info.poolSize ?? 'slonik default'}`,
     '- autocannon, both servers and the service run in one Node process, so the load generator shares',
     '  the event loop with the server under test (and PostgreSQL shares the machine).',
@@ -193,9 +200,7 @@ export function renderMarkdown(report: Report): string {
     '',
     '## Ratios',
     '',
-    `- ${name} req/s / hello req/s: ${fixed((service.requestsPerSecond / hello.requestsPerSecond) * 100, 1)} % (medians); by round: ${service.rounds
-      .map((r, i) => `${fixed((r / (hello.rounds[i] ?? r)) * 100, 1)} %`)
-      .join(', ')}`,
+    `- ${name} req/s / hello req/s: ${percent(share(service, hello))} (median of the rounds); by round: ${roundShares(service, hello).map(percent).join(', ')}; ratio of the medians ${percent(shareOfMedians(service, hello))}`,
     `- p99 / p50: hello ${fixed(tailRatio(hello))}, ${name} ${fixed(tailRatio(service))}`,
     '',
     ...(report.sections ?? []),
