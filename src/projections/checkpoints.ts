@@ -91,6 +91,35 @@ export async function advanceCheckpoint(
 }
 
 /**
+ * `advanceCheckpoint` for the live runner, as one statement: only while `generation` is the live one and
+ * running, and holding the projection's row lock to the end of the transaction, which orders the batch
+ * with a rebuild's switch of generations. False means reload.
+ */
+export async function advanceLiveCheckpoint(
+  db: CommonQueryMethods,
+  name: string,
+  generation: number,
+  from: Position | null,
+  to: Position,
+  applied: number,
+): Promise<boolean> {
+  const result = await db.query(sql.unsafe`
+    WITH live AS MATERIALIZED (
+      SELECT name FROM projections
+      WHERE name = ${name} AND active_generation = ${generation} AND status = 'running'
+      FOR UPDATE
+    )
+    UPDATE projection_checkpoints c
+    SET commit_position = ${to.commit.toString()}, prepare_position = ${to.prepare.toString()},
+        events_applied = c.events_applied + ${applied}, updated_at = now()
+    FROM live
+    WHERE c.name = live.name AND c.generation = ${generation}
+      AND c.commit_position IS NOT DISTINCT FROM ${from?.commit.toString() ?? null}::bigint
+      AND c.prepare_position IS NOT DISTINCT FROM ${from?.prepare.toString() ?? null}::bigint`);
+  return result.rowCount === 1;
+}
+
+/**
  * Lets a failed projection try its failed event again (after a fix was deployed): its runner picks it
  * up within a few seconds, from its checkpoint. False when it had not failed.
  */

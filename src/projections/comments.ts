@@ -83,78 +83,74 @@ export const commentsProjection: Projection<CommentTable> = {
   },
 
   async apply(db, events, tables) {
-    let seq = await db.oneFirst(sql.type(z.object({ seq: z.coerce.number() }))`
-      SELECT COALESCE(max(change_seq), 0) AS seq FROM ${tables.channel_comments}`);
+    // The last number taken, read when first needed: a run of new comments at the start of a batch
+    // (the usual batch under load) reads it inside its own statement.
+    let seq: number | null = null;
     // Only events that change a comment's row take a number, so the numbering does not depend on where
     // batches happen to end. New comments, the bulk of the log, are written together: each run of them in
-    // three statements, before the next event of another kind.
+    // one statement (and one per picture), before the next event of another kind.
     let posted: NewComment[] = [];
     for (const recorded of events) {
       if (recorded.type === 'commentPosted') {
-        seq += 1;
         posted.push({
           id: commentOfStream(recorded.streamName),
-          seq,
           ...commentPosted.shape.data.parse(recorded.data),
         });
         continue;
       }
-      await insertComments(db, tables, posted);
+      seq = await insertComments(db, tables, posted, seq);
       posted = [];
+      seq ??= await lastSeq(db, tables);
       if (await applyOne(db, tables, recorded, seq + 1)) seq += 1;
     }
-    await insertComments(db, tables, posted);
+    await insertComments(db, tables, posted, seq);
   },
 };
 
-type NewComment = z.infer<typeof commentPosted.shape.data> & { readonly id: string; readonly seq: number };
+type NewComment = z.infer<typeof commentPosted.shape.data> & { readonly id: string };
 
-async function insertComments(db: CommonQueryMethods, tables: CommentTables, rows: readonly NewComment[]) {
-  if (rows.length === 0) return;
-  const column = <T>(pick: (row: NewComment) => T) => rows.map(pick);
-  await db.query(sql.unsafe`
-    INSERT INTO ${tables.channel_comments}
-      (id, channel_id, post_id, author_id, text, status, created_at, updated_at, change_seq)
-    SELECT i::uuid, c::uuid, p::uuid, a, t, 'visible', at::timestamptz, at::timestamptz, s
-    FROM unnest(${sql.array(
-      column((r) => r.id),
-      'text',
-    )}, ${sql.array(
-      column((r) => r.channelId),
-      'text',
-    )},
-      ${sql.array(
-        column((r) => r.postId),
-        'text',
-      )}, ${sql.array(
-        column((r) => r.authorId),
-        'text',
-      )},
-      ${sql.array(
-        column((r) => r.text),
-        'text',
-      )}, ${sql.array(
-        column((r) => r.at),
-        'text',
-      )},
-      ${sql.array(
-        column((r) => r.seq),
-        'int8',
-      )}) AS x (i, c, p, a, t, at, s)`);
-  const images = rows.flatMap((r) => (r.image ? [{ id: r.id, ...r.image }] : []));
-  for (const image of images) {
+const seqRow = z.object({ seq: z.coerce.number() });
+
+const lastSeq = (db: CommonQueryMethods, tables: CommentTables): Promise<number> =>
+  db.oneFirst(sql.type(seqRow)`SELECT COALESCE(max(change_seq), 0) AS seq FROM ${tables.channel_comments}`);
+
+/**
+ * Inserts a run of new comments, numbered on from `seq` (from the table's highest number when null) in
+ * the order given, and counts them per post, in one statement. Returns the last number taken.
+ */
+async function insertComments(
+  db: CommonQueryMethods,
+  tables: CommentTables,
+  rows: readonly NewComment[],
+  seq: number | null,
+): Promise<number | null> {
+  if (rows.length === 0) return seq;
+  const { channel_comments: comments, post_comment_counts: counts } = tables;
+  const column = (pick: (row: NewComment) => string) => sql.array(rows.map(pick), 'text');
+  const last = await db.oneFirst(sql.type(seqRow)`
+    WITH inserted AS (
+      INSERT INTO ${comments}
+        (id, channel_id, post_id, author_id, text, status, created_at, updated_at, change_seq)
+      SELECT i::uuid, c::uuid, p::uuid, a, t, 'visible', at::timestamptz, at::timestamptz, base.seq + o
+      FROM unnest(${column((r) => r.id)}, ${column((r) => r.channelId)}, ${column((r) => r.postId)},
+          ${column((r) => r.authorId)}, ${column((r) => r.text)}, ${column((r) => r.at)})
+          WITH ORDINALITY AS x (i, c, p, a, t, at, o),
+        (SELECT COALESCE(${seq}::bigint, (SELECT max(change_seq) FROM ${comments}), 0) AS seq) AS base
+      RETURNING post_id, change_seq
+    ), counted AS (
+      INSERT INTO ${counts} (post_id, count)
+      SELECT post_id, count(*) FROM inserted GROUP BY post_id
+      ON CONFLICT (post_id) DO UPDATE SET count = ${counts}.count + EXCLUDED.count
+    )
+    SELECT max(change_seq) AS seq FROM inserted`);
+  for (const r of rows) {
+    if (!r.image) continue;
+    const { storageKey, contentType, size, width, height } = r.image;
     await db.query(sql.unsafe`
       INSERT INTO ${tables.comment_attachments} (comment_id, storage_key, content_type, size, width, height)
-      VALUES (${image.id}, ${image.storageKey}, ${image.contentType}, ${image.size}, ${image.width ?? null},
-        ${image.height ?? null})`);
+      VALUES (${r.id}, ${storageKey}, ${contentType}, ${size}, ${width ?? null}, ${height ?? null})`);
   }
-  const perPost = new Map<string, number>();
-  for (const r of rows) perPost.set(r.postId, (perPost.get(r.postId) ?? 0) + 1);
-  await db.query(sql.unsafe`
-    INSERT INTO ${tables.post_comment_counts} (post_id, count)
-    SELECT p::uuid, n FROM unnest(${sql.array([...perPost.keys()], 'text')}, ${sql.array([...perPost.values()], 'int4')})
-      AS x (p, n)
-    ON CONFLICT (post_id) DO UPDATE SET count = ${tables.post_comment_counts}.count + EXCLUDED.count`);
+  return last;
 }
 
 /** +1 when a comment becomes visible, -1 when it stops being so. */

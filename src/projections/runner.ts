@@ -2,13 +2,12 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { type DatabasePool, sql } from 'slonik';
-import { z } from 'zod';
 import { sleep } from '../abortable.ts';
 import { runAsLeader } from '../db/leader-lock.ts';
 import { describeError } from '../error-text.ts';
 import type { Position, RecordedEvent } from '../events/envelope.ts';
 import type { EventStore } from '../events/store/port.ts';
-import { advanceCheckpoint, loadLiveState } from './checkpoints.ts';
+import { advanceLiveCheckpoint, loadLiveState } from './checkpoints.ts';
 import { projectionMetrics } from './metrics.ts';
 import { type Projection, tablesOf } from './projection.ts';
 
@@ -113,13 +112,9 @@ export function startProjectionRunner(options: ProjectionRunnerOptions): Project
     if (!last) return { kind: 'applied', position: from ?? { commit: 0n, prepare: 0n } };
     const tables = tablesOf(projection, generation);
     return pool.transaction(async (tx) => {
-      // The row lock orders this batch with a rebuild's switch of generations.
-      const live = await tx.maybeOne(sql.type(
-        z.object({ active_generation: z.number(), status: z.string() }),
-      )`
-        SELECT active_generation, status FROM projections WHERE name = ${projection.name} FOR UPDATE`);
-      if (live?.active_generation !== generation || live.status !== 'running') return { kind: 'reload' };
-      if (!(await advanceCheckpoint(tx, projection.name, generation, from, last.position, batch.length))) {
+      if (
+        !(await advanceLiveCheckpoint(tx, projection.name, generation, from, last.position, batch.length))
+      ) {
         return { kind: 'reload' };
       }
       try {

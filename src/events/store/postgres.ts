@@ -198,26 +198,45 @@ interface Wakeups {
 // until its commit is on disk, which would make appends commit one at a time instead of together. The
 // notification itself need not be durable, so it does not wait for the disk either.
 const NOTIFY_GAP_MS = 5;
-const NOTIFY = `SELECT set_config('synchronous_commit', 'off', true), pg_notify('${NOTIFY_CHANNEL}', '')`;
+const NOTIFY = `SELECT set_config('synchronous_commit', 'off', true), pg_notify('${NOTIFY_CHANNEL}', $1)`;
+const CATEGORY_LIST = /^[A-Za-z0-9_.:]+(,[A-Za-z0-9_.:]+)*$/;
+// PostgreSQL refuses a payload of 8,000 bytes or more; a longer list is sent as "every category".
+const MAX_PAYLOAD = 4_000;
+
+/**
+ * The categories a notification names: its payload lists those appended to since the sender's last
+ * notification, comma-separated. An empty or unreadable payload (an older sender, a hand-made NOTIFY)
+ * may concern any category: null.
+ */
+export function notifiedCategories(payload: string | undefined): ReadonlySet<string> | null {
+  return payload && CATEGORY_LIST.test(payload) ? new Set(payload.split(',')) : null;
+}
+
+const payloadOf = (categories: ReadonlySet<string>): string => {
+  const list = [...categories].join(',');
+  return list.length <= MAX_PAYLOAD && CATEGORY_LIST.test(list) ? list : '';
+};
 
 /**
  * One LISTEN connection per store, shared by every subscription in the process. It connects lazily
- * and reconnects after a drop; while it is down, subscriptions fall back to their poll.
+ * and reconnects after a drop; while it is down, subscriptions fall back to their poll. A notification
+ * wakes only the subscriptions that read a category it names: under load, waking every projection for
+ * every append would cost a read each that finds nothing.
  */
 function createWakeups(connectionString: string, pool: pg.Pool, logger: Logger): Wakeups {
   // Each waiter with the categories it reads (null: every category).
   const waiters = new Map<() => void, ReadonlySet<string> | null>();
-  // One NOTIFY at a time; appends meanwhile are covered by one more after it.
+  // One NOTIFY at a time, naming the categories appended to since the last; appends meanwhile are
+  // covered by one more after it.
+  const pending = new Set<string>();
   let notifying = false;
-  let notifyAgain = false;
   const notifyOthers = () => {
-    if (notifying) {
-      notifyAgain = true;
-      return;
-    }
+    if (notifying || pending.size === 0) return;
     notifying = true;
+    const payload = payloadOf(pending);
+    pending.clear();
     pool
-      .query(NOTIFY)
+      .query(NOTIFY, [payload])
       .catch((error: unknown) => {
         logger.warn({ err: error }, 'event store: cannot notify; subscribers elsewhere fall back to polling');
       })
@@ -225,10 +244,7 @@ function createWakeups(connectionString: string, pool: pg.Pool, logger: Logger):
         // Each NOTIFY takes a transaction id: a short gap keeps a busy writer from using one per append.
         setTimeout(() => {
           notifying = false;
-          if (notifyAgain) {
-            notifyAgain = false;
-            notifyOthers();
-          }
+          notifyOthers();
         }, NOTIFY_GAP_MS).unref();
       });
   };
@@ -239,11 +255,24 @@ function createWakeups(connectionString: string, pool: pg.Pool, logger: Logger):
   const wakeAll = () => {
     for (const w of [...waiters.keys()]) w();
   };
+  // This process's own notifications come back too: they give its subscriptions a second look one
+  // round trip after the append, when an older transaction that hid it from the first may have ended.
+  const wakeReaders = (categories: ReadonlySet<string> | null) => {
+    if (categories === null) {
+      wakeAll();
+      return;
+    }
+    for (const [w, reads] of [...waiters]) {
+      if (reads === null || [...categories].some((c) => reads.has(c))) w();
+    }
+  };
 
   const connect = (): Promise<void> => {
     connecting ??= (async () => {
       const c = new pg.Client({ connectionString });
-      c.on('notification', wakeAll);
+      c.on('notification', (message) => {
+        wakeReaders(notifiedCategories(message.payload));
+      });
       c.on('error', (error) => {
         logger.warn({ err: error }, 'event store: LISTEN connection lost');
         if (client === c) client = undefined;
@@ -281,7 +310,9 @@ function createWakeups(connectionString: string, pool: pg.Pool, logger: Logger):
     },
     appended(category) {
       for (const [w, reads] of [...waiters]) if (reads === null || reads.has(category)) w();
-      if (!closed) notifyOthers();
+      if (closed) return;
+      pending.add(category);
+      notifyOthers();
     },
     async close() {
       closed = true;

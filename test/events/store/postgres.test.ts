@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { createPostgresEventStore } from '../../../src/events/store/postgres.ts';
+import { createPostgresEventStore, notifiedCategories } from '../../../src/events/store/postgres.ts';
 import { type EventStore, WrongExpectedRevisionError } from '../../../src/events/store/port.ts';
 import { createUpcast } from '../../../src/events/store/upcasting.ts';
 import { createLogger } from '../../../src/http/logger.ts';
 import { createTestDatabase, useTestDatabase } from '../../support/database.ts';
+import { waitUntil } from '../../support/eventually.ts';
 import { collect, describeEventStoreContract, freshCategory, testEvent } from './contract.ts';
 
 const logger = createLogger('silent');
@@ -280,4 +282,83 @@ describe('postgres event store: appends made together go as one group', () => {
       for (const s of streams) expect(await one.readStream(s)).toHaveLength(10);
     });
   }, 30_000);
+});
+
+describe('postgres event store: notifications name the categories appended to', () => {
+  const db = useTestDatabase();
+  // Far longer than any test here: only a notification can wake these subscriptions.
+  const NO_POLL_MS = 600_000;
+
+  it('reads a payload as the categories it lists; an empty or unreadable one as every category', () => {
+    expect(notifiedCategories('comment,channelModeration')).toEqual(
+      new Set(['comment', 'channelModeration']),
+    );
+    expect(notifiedCategories('comment')).toEqual(new Set(['comment']));
+    expect(notifiedCategories('')).toBeNull();
+    expect(notifiedCategories(undefined)).toBeNull();
+    expect(notifiedCategories('comment,')).toBeNull();
+    expect(notifiedCategories('{"categories":["comment"]}')).toBeNull();
+  });
+
+  /** A subscription of `store` to `category` from the start, whose batches land in `received`. */
+  function follow(store: EventStore, category: string) {
+    const controller = new AbortController();
+    const received: string[] = [];
+    const done = (async () => {
+      const subscription = store.subscribe({
+        after: null,
+        categories: [category],
+        signal: controller.signal,
+      });
+      for await (const batch of subscription) received.push(...batch.map((e) => e.type));
+    })();
+    return {
+      received,
+      stop: async () => {
+        controller.abort();
+        await done;
+      },
+    };
+  }
+
+  it("wakes another process's subscription of the category appended to, and no other", async () => {
+    const reader = createPostgresEventStore({ connectionString: db.url, logger, pollIntervalMs: NO_POLL_MS });
+    const writer = createPostgresEventStore({ connectionString: db.url, logger, pollIntervalMs: NO_POLL_MS });
+    const raw = new pg.Client({ connectionString: db.url });
+    await raw.connect();
+    const [mine, other] = [freshCategory(), freshCategory()];
+    const subscription = follow(reader, mine);
+    try {
+      // The subscription has made its first read and waits; its LISTEN connection is open.
+      await sleep(300);
+      await writer.append(`${mine}-1`, [testEvent('through the writer')], 'no_stream');
+      await waitUntil(() => subscription.received.length === 1);
+
+      // Stored without a notification (as by a writer that sends none), then announced by hand.
+      const appendQuietly = async (type: string) => {
+        const e = testEvent(type);
+        await raw.query(
+          'SELECT * FROM append_to_stream($1, -2, $2::uuid[], $3::text[], $4::jsonb[], $5::jsonb[])',
+          [`${mine}-2`, [e.id], [e.type], [JSON.stringify(e.data)], [JSON.stringify(e.metadata)]],
+        );
+      };
+      await appendQuietly('quiet');
+      await raw.query(`SELECT pg_notify('event_store', $1)`, [other]);
+      await sleep(500);
+      expect(subscription.received).toEqual(['through the writer']);
+
+      await raw.query(`SELECT pg_notify('event_store', $1)`, [`${other},${mine}`]);
+      await waitUntil(() => subscription.received.length === 2);
+
+      // An older writer's notification names nothing: it wakes every subscription.
+      await appendQuietly('announced by an older writer');
+      await raw.query(`NOTIFY event_store`);
+      await waitUntil(() => subscription.received.length === 3);
+      expect(subscription.received).toEqual(['through the writer', 'quiet', 'announced by an older writer']);
+    } finally {
+      await subscription.stop();
+      await raw.end();
+      await Promise.all([reader.close(), writer.close()]);
+    }
+  });
 });
