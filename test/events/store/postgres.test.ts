@@ -243,6 +243,61 @@ describe('postgres event store: appends made together go as one group', () => {
     });
   });
 
+  it('writes the appends that start streams set-wise, each with the outcome it would have alone', async () => {
+    await withStores(1, async (store) => {
+      const c = freshCategory();
+      const retried = [testEvent('b1'), testEvent('b2')];
+      const earlier = await store.append(`${c}-b`, retried, 'no_stream');
+      await store.append(`${c}-d`, [testEvent('there')], 'any');
+
+      const [a, b, cc, d, e] = await Promise.allSettled([
+        store.append(`${c}-a`, [testEvent('a1'), testEvent('a2'), testEvent('a3')], 'no_stream'),
+        // A retry of the append above: stored already, so a duplicate.
+        store.append(`${c}-b`, retried, 'no_stream'),
+        store.append(`${c}-c`, [testEvent('c1')], 'no_stream'),
+        // Its stream exists: a conflict.
+        store.append(`${c}-d`, [testEvent('late')], 'no_stream'),
+        store.append(`${c}-e`, [testEvent('e1'), testEvent('e2')], 'no_stream'),
+      ]);
+
+      const written = [a, cc, e].map((outcome) => {
+        if (outcome.status !== 'fulfilled') throw new Error('an append that starts a stream failed');
+        return outcome.value;
+      });
+      expect(written.map((r) => [r.written, r.nextRevision])).toEqual([
+        [true, 2n],
+        [true, 0n],
+        [true, 1n],
+      ]);
+      expect(new Set(written.map((r) => r.position.commit)).size).toBe(1);
+      const prepares = written.map((r) => r.position.prepare);
+      expect(prepares).toEqual([...prepares].sort((x, y) => (x < y ? -1 : 1)));
+      expect(b).toMatchObject({ status: 'fulfilled', value: { written: false, nextRevision: 1n } });
+      expect(b.status === 'fulfilled' ? b.value.position : null).toEqual(earlier.position);
+      expect(d.status).toBe('rejected');
+      expect(d.status === 'rejected' ? (d.reason as unknown) : undefined).toMatchObject({ actual: 0n });
+
+      const stream = async (name: string) =>
+        (await store.readStream(`${c}-${name}`)).map((event) => [event.type, event.streamRevision]);
+      expect(await stream('a')).toEqual([
+        ['a1', 0n],
+        ['a2', 1n],
+        ['a3', 2n],
+      ]);
+      expect(await stream('b')).toEqual([
+        ['b1', 0n],
+        ['b2', 1n],
+      ]);
+      expect(await stream('d')).toEqual([['there', 0n]]);
+      expect(await stream('e')).toEqual([
+        ['e1', 0n],
+        ['e2', 1n],
+      ]);
+      const last = await store.readStream(`${c}-a`, { direction: 'backwards', maxCount: 1 });
+      expect(last[0]?.position).toEqual(written[0]?.position);
+    });
+  });
+
   it('does not let one append that fails fail the others of its group', async () => {
     await withStores(1, async (store) => {
       const c = freshCategory();
