@@ -72,50 +72,49 @@ async function viewsPointAt(
 }
 
 /** Moves a checkpoint from `from` to `to` only if nobody else moved it: false means reload. */
-export async function advanceCheckpoint(
-  db: CommonQueryMethods,
-  name: string,
-  generation: number,
-  from: Position | null,
-  to: Position,
-  applied: number,
-): Promise<boolean> {
-  const result = await db.query(sql.unsafe`
-    UPDATE projection_checkpoints
-    SET commit_position = ${to.commit.toString()}, prepare_position = ${to.prepare.toString()},
-        events_applied = events_applied + ${applied}, updated_at = now()
-    WHERE name = ${name} AND generation = ${generation}
-      AND commit_position IS NOT DISTINCT FROM ${from?.commit.toString() ?? null}::bigint
-      AND prepare_position IS NOT DISTINCT FROM ${from?.prepare.toString() ?? null}::bigint`);
-  return result.rowCount === 1;
-}
+export const advanceCheckpoint = (db: CommonQueryMethods, move: CheckpointMove): Promise<boolean> =>
+  moveCheckpoint(db, move, false);
 
 /**
  * `advanceCheckpoint` for the live runner, as one statement: only while `generation` is the live one and
  * running, and holding the projection's row lock to the end of the transaction, which orders the batch
  * with a rebuild's switch of generations. False means reload.
  */
-export async function advanceLiveCheckpoint(
+export const advanceLiveCheckpoint = (db: CommonQueryMethods, move: CheckpointMove): Promise<boolean> =>
+  moveCheckpoint(db, move, true);
+
+/** A batch's move of a projection's checkpoint: `applied` events, from `from` to `to`. */
+export interface CheckpointMove {
+  readonly name: string;
+  readonly generation: number;
+  readonly from: Position | null;
+  readonly to: Position;
+  readonly applied: number;
+}
+
+async function moveCheckpoint(
   db: CommonQueryMethods,
-  name: string,
-  generation: number,
-  from: Position | null,
-  to: Position,
-  applied: number,
+  { name, generation, from, to, applied }: CheckpointMove,
+  whileLive: boolean,
 ): Promise<boolean> {
+  // Uncorrelated, the EXISTS is checked once before any row, so the lock is taken first.
+  const live = whileLive
+    ? sql.fragment`
+      WITH live AS MATERIALIZED (
+        SELECT name FROM projections
+        WHERE name = ${name} AND active_generation = ${generation} AND status = 'running'
+        FOR UPDATE
+      )`
+    : sql.fragment``;
   const result = await db.query(sql.unsafe`
-    WITH live AS MATERIALIZED (
-      SELECT name FROM projections
-      WHERE name = ${name} AND active_generation = ${generation} AND status = 'running'
-      FOR UPDATE
-    )
-    UPDATE projection_checkpoints c
+    ${live}
+    UPDATE projection_checkpoints
     SET commit_position = ${to.commit.toString()}, prepare_position = ${to.prepare.toString()},
-        events_applied = c.events_applied + ${applied}, updated_at = now()
-    FROM live
-    WHERE c.name = live.name AND c.generation = ${generation}
-      AND c.commit_position IS NOT DISTINCT FROM ${from?.commit.toString() ?? null}::bigint
-      AND c.prepare_position IS NOT DISTINCT FROM ${from?.prepare.toString() ?? null}::bigint`);
+        events_applied = events_applied + ${applied}, updated_at = now()
+    WHERE name = ${name} AND generation = ${generation}
+      AND ${whileLive ? sql.fragment`EXISTS (SELECT FROM live)` : sql.fragment`true`}
+      AND commit_position IS NOT DISTINCT FROM ${from?.commit.toString() ?? null}::bigint
+      AND prepare_position IS NOT DISTINCT FROM ${from?.prepare.toString() ?? null}::bigint`);
   return result.rowCount === 1;
 }
 

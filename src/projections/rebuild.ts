@@ -80,9 +80,14 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
       if (!last) return false;
       await db.transaction(async (tx) => {
         await projection.apply(tx, batch, tables);
-        if (
-          !(await advanceCheckpoint(tx, projection.name, generation, position, last.position, batch.length))
-        ) {
+        const move = {
+          name: projection.name,
+          generation,
+          from: position,
+          to: last.position,
+          applied: batch.length,
+        };
+        if (!(await advanceCheckpoint(tx, move))) {
           throw new Error(
             `the checkpoint of ${projection.name} generation ${generation} moved under the rebuild`,
           );

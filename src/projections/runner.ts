@@ -112,11 +112,8 @@ export function startProjectionRunner(options: ProjectionRunnerOptions): Project
     if (!last) return { kind: 'applied', position: from ?? { commit: 0n, prepare: 0n } };
     const tables = tablesOf(projection, generation);
     return pool.transaction(async (tx) => {
-      if (
-        !(await advanceLiveCheckpoint(tx, projection.name, generation, from, last.position, batch.length))
-      ) {
-        return { kind: 'reload' };
-      }
+      const move = { name: projection.name, generation, from, to: last.position, applied: batch.length };
+      if (!(await advanceLiveCheckpoint(tx, move))) return { kind: 'reload' };
       try {
         await projection.apply(tx, batch, tables);
       } catch (error) {

@@ -1,5 +1,21 @@
 -- Up Migration
 
+-- One append of `append_to_streams`, its events given as a JSON array of { id, type, data, metadata }.
+CREATE FUNCTION append_json_to_stream(p_stream text, p_expected bigint, p_events jsonb)
+RETURNS TABLE (outcome text, revision bigint, transaction_id xid8, global_position bigint)
+LANGUAGE sql AS $$
+  SELECT * FROM append_to_stream(
+    p_stream,
+    p_expected,
+    ARRAY(SELECT (x.e ->> 'id')::uuid FROM jsonb_array_elements(p_events) WITH ORDINALITY AS x (e, n)
+      ORDER BY x.n),
+    ARRAY(SELECT x.e ->> 'type' FROM jsonb_array_elements(p_events) WITH ORDINALITY AS x (e, n) ORDER BY x.n),
+    ARRAY(SELECT x.e -> 'data' FROM jsonb_array_elements(p_events) WITH ORDINALITY AS x (e, n) ORDER BY x.n),
+    ARRAY(SELECT x.e -> 'metadata' FROM jsonb_array_elements(p_events) WITH ORDINALITY AS x (e, n)
+      ORDER BY x.n)
+  )
+$$;
+
 -- A group's appends that each start a new stream (expected no stream, the bulk of them: a new comment, a
 -- new post) are written set-wise: one statement creates their streams and one inserts their events,
 -- instead of a call of `append_to_stream` each (decision 007). The outcomes are those `append_to_stream`
@@ -13,7 +29,6 @@ DECLARE
   v_ids uuid[];
   v_stored int[];
   v_created text[];
-  v_events jsonb;
 BEGIN
   -- One index probe for all the ids (a join per id may be planned as a scan of the whole log); which
   -- appends they belong to is looked up only when some are stored, which is rare (a retry).
@@ -54,20 +69,8 @@ BEGIN
 
   FOR k IN 1..cardinality(p_slots) LOOP
     CONTINUE WHEN p_streams[p_slots[k]] = ANY (v_created);
-    v_events := p_events[p_slots[k]];
-    RETURN QUERY SELECT p_slots[k], a.outcome, a.revision, a.transaction_id, a.global_position
-      FROM append_to_stream(
-        p_streams[p_slots[k]],
-        -1,
-        ARRAY(SELECT (x.e ->> 'id')::uuid FROM jsonb_array_elements(v_events) WITH ORDINALITY AS x (e, n)
-          ORDER BY x.n),
-        ARRAY(SELECT x.e ->> 'type' FROM jsonb_array_elements(v_events) WITH ORDINALITY AS x (e, n)
-          ORDER BY x.n),
-        ARRAY(SELECT x.e -> 'data' FROM jsonb_array_elements(v_events) WITH ORDINALITY AS x (e, n)
-          ORDER BY x.n),
-        ARRAY(SELECT x.e -> 'metadata' FROM jsonb_array_elements(v_events) WITH ORDINALITY AS x (e, n)
-          ORDER BY x.n)
-      ) AS a;
+    RETURN QUERY SELECT p_slots[k], a.*
+      FROM append_json_to_stream(p_streams[p_slots[k]], -1, p_events[p_slots[k]]) AS a;
   END LOOP;
 END;
 $$;
@@ -79,7 +82,6 @@ RETURNS TABLE (slot int, outcome text, revision bigint, transaction_id xid8, glo
 LANGUAGE plpgsql AS $$
 DECLARE
   v_run int[] := '{}';
-  v_events jsonb;
 BEGIN
   FOR i IN 1..cardinality(p_streams) LOOP
     IF p_expected[i] = -1 AND p_streams[i] IS DISTINCT FROM p_streams[i - 1]
@@ -91,20 +93,7 @@ BEGIN
       RETURN QUERY SELECT * FROM append_new_streams(p_streams, p_events, v_run);
       v_run := '{}';
     END IF;
-    v_events := p_events[i];
-    RETURN QUERY SELECT i, a.outcome, a.revision, a.transaction_id, a.global_position
-      FROM append_to_stream(
-        p_streams[i],
-        p_expected[i],
-        ARRAY(SELECT (x.e ->> 'id')::uuid FROM jsonb_array_elements(v_events) WITH ORDINALITY AS x (e, n)
-          ORDER BY x.n),
-        ARRAY(SELECT x.e ->> 'type' FROM jsonb_array_elements(v_events) WITH ORDINALITY AS x (e, n)
-          ORDER BY x.n),
-        ARRAY(SELECT x.e -> 'data' FROM jsonb_array_elements(v_events) WITH ORDINALITY AS x (e, n)
-          ORDER BY x.n),
-        ARRAY(SELECT x.e -> 'metadata' FROM jsonb_array_elements(v_events) WITH ORDINALITY AS x (e, n)
-          ORDER BY x.n)
-      ) AS a;
+    RETURN QUERY SELECT i, a.* FROM append_json_to_stream(p_streams[i], p_expected[i], p_events[i]) AS a;
   END LOOP;
   IF cardinality(v_run) > 0 THEN
     RETURN QUERY SELECT * FROM append_new_streams(p_streams, p_events, v_run);
@@ -140,3 +129,4 @@ END;
 $$;
 
 DROP FUNCTION append_new_streams(text[], jsonb[], int[]);
+DROP FUNCTION append_json_to_stream(text, bigint, jsonb);
