@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { sleep } from '../abortable.ts';
+import { awaitStop, sleep } from '../abortable.ts';
 import { runAsLeader } from '../db/leader-lock.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import { deleteFinishedNotifications } from '../db/processed-events.ts';
@@ -60,7 +60,7 @@ export function startProcessedEventsPruner(options: ProcessedEventsPrunerOptions
   return {
     stop: async () => {
       stopping.abort();
-      await loop;
+      await awaitStop(loop, options.logger, 'the processed-events pruner');
     },
   };
 }

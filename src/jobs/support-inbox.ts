@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { type CommonQueryMethods, sql } from 'slonik';
-import { isAborted, settledOrAborted, sleep } from '../abortable.ts';
+import { awaitStop, isAborted, settledOrAborted, sleep } from '../abortable.ts';
 import type { SupportCacheInvalidator } from '../chat/invalidation.ts';
 import { effectsOf, type NotificationEffects, notificationRecordSchema } from '../chat/notifications.ts';
 import { recordConversationDuration } from '../db/conversation-durations.ts';
@@ -208,7 +208,7 @@ export function startSupportInbox(options: SupportInboxOptions): SupportInbox {
     },
     async stop() {
       stopping.abort();
-      await loop;
+      await awaitStop(loop, options.logger, 'the support inbox worker');
     },
   };
 }

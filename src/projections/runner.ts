@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { type DatabasePool, sql } from 'slonik';
-import { sleep } from '../abortable.ts';
+import { awaitStop, sleep } from '../abortable.ts';
 import { runAsLeader } from '../db/leader-lock.ts';
 import { describeError } from '../error-text.ts';
 import type { Position, RecordedEvent } from '../events/envelope.ts';
@@ -239,7 +239,7 @@ export function startProjectionRunner(options: ProjectionRunnerOptions): Project
     local: (name) => (leaders.has(name) ? following.get(name) : undefined),
     async stop() {
       controller.abort();
-      await Promise.allSettled(loops);
+      await awaitStop(Promise.allSettled(loops), logger, 'the projection runner');
       metrics?.unregister();
     },
   };

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { DatabasePool } from 'slonik';
-import { isAborted, settledOrAborted, sleep } from '../abortable.ts';
+import { awaitStop, isAborted, settledOrAborted, sleep } from '../abortable.ts';
 import { runAsLeader } from '../db/leader-lock.ts';
 import { describeError } from '../error-text.ts';
 import { comparePositions, type RecordedEvent } from '../events/envelope.ts';
@@ -169,7 +169,7 @@ export function startReactionRunner(options: ReactionRunnerOptions): ReactionRun
     isLeader: (name) => leaders.has(name),
     async stop() {
       controller.abort();
-      await Promise.allSettled(loops);
+      await awaitStop(Promise.allSettled(loops), logger, 'the reaction runner');
       metrics?.unregister();
     },
   };
