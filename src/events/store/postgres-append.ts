@@ -41,7 +41,8 @@ const asError = (error: unknown): Error => (error instanceof Error ? error : new
  * commit (DataLoader, nothing cached): under load, writers are bound by round trips to PostgreSQL and by
  * commits, not by the work of each append (the appends that start a stream are written set-wise inside
  * it). Each append keeps its own expected revision and outcome; should the group's statement fail as a
- * whole, each append is tried again alone, so that one bad append cannot fail the others. `written(stream)` is told of each append that wrote, after its commit.
+ * whole, each append is tried again alone, so that one bad append cannot fail the others.
+ * `written(stream)` is told of each append that wrote, after its commit.
  */
 export function createAppend(pool: pg.Pool, written: (stream: string) => void): Append {
   const result = (stream: string, expected: ExpectedRevision, row: AppendRow | undefined): AppendResult => {
