@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createAdmin, setPassword } from '../src/auth/admin-accounts.ts';
 import { generatePassword } from '../src/auth/passwords.ts';
-import { findAdminByEmail } from '../src/db/admin-users.ts';
+import { findAdminByEmail } from '../src/auth/admin-users.ts';
 import type { DatabasePool } from '../src/db/pool.ts';
 import type { Target } from './load.ts';
 import { assertAnswers } from './targets.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { countPendingNotifications } from '../src/db/processed-events.ts';
+import { countPendingNotifications } from '../src/chat/processed-events.ts';
 import type { IntercomSandbox } from '../src/integrations/intercom/sandbox/index.ts';
 import { call } from './channel-seed.ts';
 import type { Target } from './load.ts';

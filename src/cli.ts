@@ -5,8 +5,8 @@ import { moderationUsage, runModerationCommand } from './cli/moderation.ts';
 import { projectionsUsage, runProjectionsCommand } from './cli/projections.ts';
 import { loadConfig } from './config.ts';
 import { migrate } from './db/migrate.ts';
-import { resolveSecrets } from './dev-secrets.ts';
-import { DEMO_USER_ID, mintSessionToken } from './dev-token.ts';
+import { resolveSecrets } from './dev/secrets.ts';
+import { DEMO_USER_ID, mintSessionToken } from './dev/token.ts';
 import { createLogger } from './http/logger.ts';
 
 const usage = `Usage: npm run cli -- <command>

@@ -7,17 +7,17 @@ import { ConfigError, type Config, loadConfig, type ResolvedConfig } from './con
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
 import { createDatabasePool, type DatabasePool } from './db/pool.ts';
-import { resolveSecrets } from './dev-secrets.ts';
-import { DEMO_USER_ID, mintSessionToken } from './dev-token.ts';
-import { type EventSourcing, startEventSourcing } from './event-sourcing.ts';
+import { resolveSecrets } from './dev/secrets.ts';
+import { DEMO_USER_ID, mintSessionToken } from './dev/token.ts';
+import { type EventSourcing, startEventSourcing } from './wiring/event-sourcing.ts';
 import { buildApp } from './http/app.ts';
-import { startSupport, type SupportServices } from './chat/support.ts';
+import { startSupport, type SupportServices } from './wiring/support.ts';
 import { type ScheduledPublisher, startScheduledPublisher } from './jobs/publish-scheduled.ts';
 import { createLogger } from './http/logger.ts';
 import { createRedis } from './integrations/redis.ts';
 import type { ObjectStorage } from './integrations/storage/port.ts';
 import { createStorage } from './integrations/storage/index.ts';
-import { version } from './version.ts';
+import { version } from './lib/version.ts';
 
 const SHUTDOWN_TIMEOUT_MS = 15_000;
 const DEMO_TOKEN_TTL_SECONDS = 24 * 3600;

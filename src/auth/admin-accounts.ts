@@ -11,9 +11,9 @@ import {
   normaliseEmail,
   recordAdminLogin,
   setAdminPasswordHash,
-} from '../db/admin-users.ts';
+} from './admin-users.ts';
 import type { DatabasePool } from '../db/pool.ts';
-import type { LoginThrottle } from './login-throttle.ts';
+import type { LoginThrottle } from '../integrations/rate-limiters/login-throttle.ts';
 import {
   hashPassword,
   needsRehash,

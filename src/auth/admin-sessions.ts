@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { type AdminRecord, findAdminById } from '../db/admin-users.ts';
+import { type AdminRecord, findAdminById } from './admin-users.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import type { AdminTokens } from './admin-tokens.ts';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { type Config, ConfigError } from '../config.ts';
-import { countAdmins, insertFirstAdmin } from '../db/admin-users.ts';
+import { countAdmins, insertFirstAdmin } from './admin-users.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import { generatePassword, hashPassword, passwordProblem } from './passwords.ts';
 

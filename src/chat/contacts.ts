@@ -1,11 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { DatabasePool } from '../db/pool.ts';
-import {
-  contactOfUser,
-  forgetUserContact,
-  saveUserContact,
-  withUserContactLock,
-} from '../db/user-contacts.ts';
+import { contactOfUser, forgetUserContact, saveUserContact, withUserContactLock } from './user-contacts.ts';
 import { type IntercomClient, parseExistingContactId } from '../integrations/intercom/client.ts';
 import { isProviderError } from '../integrations/intercom/errors.ts';
 

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { forbidden, notFound } from '../commands/errors.ts';
-import { findFile } from '../db/files.ts';
+import { findFile } from '../files/file-records.ts';
 import type { DatabasePool } from '../db/pool.ts';
-import { activeReasons } from '../db/reasons.ts';
-import { markConversationRead, readMarkers } from '../db/support-reads.ts';
+import { activeReasons } from './reasons.ts';
+import { markConversationRead, readMarkers } from './support-reads.ts';
 import { signedFileUrl } from '../files/signed-urls.ts';
 import type { IntercomClient } from '../integrations/intercom/client.ts';
 import { isProviderError } from '../integrations/intercom/errors.ts';
@@ -11,7 +11,7 @@ import {
   type ConversationSummary,
   type ConversationView,
   conversationSummary,
-} from '../queries/conversations.ts';
+} from './conversation-views.ts';
 import type { ContactMapping } from './contacts.ts';
 import type { CachedRead } from './read-cache.ts';
 import type { Owned, SupportCache } from './support-cache.ts';

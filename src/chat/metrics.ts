@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
-import { countPendingNotifications } from '../db/processed-events.ts';
+import { countPendingNotifications } from './processed-events.ts';
 import type { DatabasePool } from '../db/pool.ts';
-import { readOrKeepLast } from '../metrics.ts';
+import { readOrKeepLast } from '../lib/metrics.ts';
 
 const NAME = 'support_webhooks_pending';
 

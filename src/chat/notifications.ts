@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PushRequest } from '../integrations/push/dispatcher.ts';
+import type { PushRequest } from '../push/dispatcher.ts';
 import type { SupportChange } from './invalidation.ts';
 
 // Intercom's webhooks (INTEGRATIONS.md): a `notification_event` envelope around the conversation, ticket or

@@ -1,11 +1,11 @@
 import type { Redis } from 'ioredis';
-import { weakEtag } from '../digest.ts';
+import { weakEtag } from '../lib/digest.ts';
 import type { Logger } from 'pino';
 import type { IntercomClient } from '../integrations/intercom/client.ts';
 import { isProviderError } from '../integrations/intercom/errors.ts';
 import type { ConversationListItem, Page, Ticket } from '../integrations/intercom/schemas.ts';
-import { type ConversationView, conversationView } from '../queries/conversations.ts';
-import { type TicketView, ticketView } from '../queries/tickets.ts';
+import { type ConversationView, conversationView } from './conversation-views.ts';
+import { type TicketView, ticketView } from './ticket-views.ts';
 import { createInvalidationBus } from './invalidation-bus.ts';
 import type { SupportCacheInvalidator } from './invalidation.ts';
 import { type CachedRead, createReadCache } from './read-cache.ts';

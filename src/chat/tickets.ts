@@ -1,5 +1,5 @@
-import { markTicketSeen } from '../db/support-reads.ts';
-import { type TicketSummary, type TicketView, ticketSummary } from '../queries/tickets.ts';
+import { markTicketSeen } from './support-reads.ts';
+import { type TicketSummary, type TicketView, ticketSummary } from './ticket-views.ts';
 import { type ChatDeps, type Freshness, ownedBy } from './conversations.ts';
 import type { Owned } from './support-cache.ts';
 

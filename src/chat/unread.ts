@@ -1,4 +1,4 @@
-import { ticketsSeen } from '../db/support-reads.ts';
+import { ticketsSeen } from './support-reads.ts';
 import { channelsForUser } from '../queries/channels.ts';
 import { type ChatDeps, conversationsOf } from './conversations.ts';
 import { ticketsOf } from './tickets.ts';

@@ -1,12 +1,12 @@
 import { unregisterDevice } from '../commands/devices.ts';
 import type { CommandContext } from '../commands/handler.ts';
 import type { DatabasePool } from '../db/pool.ts';
-import { forgetSupportReads } from '../db/support-reads.ts';
-import { contactOfUser, forgetContact } from '../db/user-contacts.ts';
+import { forgetSupportReads } from './support-reads.ts';
+import { contactOfUser, forgetContact } from './user-contacts.ts';
 import type { EventStore } from '../events/store/port.ts';
 import type { Position } from '../events/envelope.ts';
 import { devicesOfUser } from '../queries/devices.ts';
-import type { SupportServices } from './support.ts';
+import type { SupportServices } from '../wiring/support.ts';
 
 export interface WipeDeps {
   readonly pool: DatabasePool;

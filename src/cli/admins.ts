@@ -5,7 +5,7 @@ import { createAdmin, setPassword } from '../auth/admin-accounts.ts';
 import { passwordProblem, generatePassword } from '../auth/passwords.ts';
 import { roleSchema, roles } from '../auth/permissions.ts';
 import type { Config } from '../config.ts';
-import { findAdminByEmail, listAdmins } from '../db/admin-users.ts';
+import { findAdminByEmail, listAdmins } from '../auth/admin-users.ts';
 import { migrate } from '../db/migrate.ts';
 import { createDatabasePool, type DatabasePool } from '../db/pool.ts';
 import { openCliDatabase } from './database.ts';

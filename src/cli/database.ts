@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { migrate } from '../db/migrate.ts';
 import { createDatabasePool, type DatabasePool } from '../db/pool.ts';
-import { createEventStore } from '../event-sourcing.ts';
+import { createEventStore } from '../wiring/event-sourcing.ts';
 import type { EventStore } from '../events/store/port.ts';
 import { attachToRunningEmbeddedPostgres, startEmbeddedPostgres } from '../db/embedded.ts';
 

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { isAborted, sleep } from '../abortable.ts';
-import { describeError } from '../error-text.ts';
+import { isAborted, sleep } from '../lib/abortable.ts';
+import { describeError } from '../lib/error-text.ts';
 
 export interface Leadership {
   /** Aborts when the lock is lost (its connection dropped) or released. */
@@ -70,7 +70,7 @@ export async function becomeLeader(
 }
 
 export interface LeaderLoopOptions extends LeaderLockOptions {
-  /** Names the loop in its log lines: `projection`, `reaction`. */
+  /** Names the loop in its log lines: `projection`, `processor`. */
   readonly kind: string;
   readonly name: string;
   /** The first wait after an error in `step`; it doubles up to 10 s. */

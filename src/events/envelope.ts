@@ -43,6 +43,17 @@ export function comparePositions(a: Position, b: Position): number {
   return 0;
 }
 
+/** A position as checkpoint tables store it: two nullable bigint columns. */
+export const positionColumns = z.object({
+  commit_position: z.coerce.bigint().nullable(),
+  prepare_position: z.coerce.bigint().nullable(),
+});
+
+export const toPosition = (row: z.infer<typeof positionColumns>): Position | null =>
+  row.commit_position === null || row.prepare_position === null
+    ? null
+    : { commit: row.commit_position, prepare: row.prepare_position };
+
 /** True when `position` is at or past `target`; no position (nothing read yet) is before everything. */
 export const reached = (position: Position | null, target: Position): boolean =>
   position !== null && comparePositions(position, target) >= 0;

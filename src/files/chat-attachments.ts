@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { type FileRecord, insertFile } from '../db/files.ts';
+import { type FileRecord, insertFile } from './file-records.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import type { ObjectStorage } from '../integrations/storage/port.ts';
 import type { UploadCaps } from './inspect.ts';

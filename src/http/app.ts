@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ChatDeps } from '../chat/conversations.ts';
-import type { SupportServices } from '../chat/support.ts';
+import type { SupportServices } from '../wiring/support.ts';
 import type { ResolvedConfig } from '../config.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import type { EventStore } from '../events/store/port.ts';

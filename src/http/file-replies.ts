@@ -1,7 +1,7 @@
 import { create as contentDisposition } from 'content-disposition';
 import type { FastifyReply } from 'fastify';
 import parseRange from 'range-parser';
-import type { FileRecord } from '../db/files.ts';
+import type { FileRecord } from '../files/file-records.ts';
 import type { ObjectStorage } from '../integrations/storage/port.ts';
 import { z } from 'zod';
 import { HttpProblem, problemSchema } from './problem.ts';

@@ -1,5 +1,5 @@
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
-import { safeMessage } from '../error-text.ts';
+import { safeMessage } from '../lib/error-text.ts';
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 
 /**

@@ -1,4 +1,4 @@
-import { weakEtag } from '../digest.ts';
+import { weakEtag } from '../lib/digest.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**

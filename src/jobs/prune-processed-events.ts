@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import { awaitStop, sleep } from '../abortable.ts';
+import { awaitStop, sleep } from '../lib/abortable.ts';
 import { runAsLeader } from '../db/leader-lock.ts';
 import type { DatabasePool } from '../db/pool.ts';
-import { deleteFinishedNotifications } from '../db/processed-events.ts';
-import { deletePushesBefore } from '../db/push-log.ts';
+import { deleteFinishedNotifications } from '../chat/processed-events.ts';
+import { deletePushesBefore } from '../push/push-log.ts';
 
 export interface ProcessedEventsPrunerOptions {
   readonly pool: DatabasePool;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { sql } from 'slonik';
 import { z } from 'zod';
-import { awaitStop, sleep } from '../abortable.ts';
+import { awaitStop, sleep } from '../lib/abortable.ts';
 import { handlePostCommand } from '../commands/posts.ts';
 import { runAsLeader } from '../db/leader-lock.ts';
 import type { DatabasePool } from '../db/pool.ts';

@@ -1,19 +1,19 @@
 import type { Logger } from 'pino';
 import { type CommonQueryMethods, sql } from 'slonik';
-import { awaitStop, isAborted, settledOrAborted, sleep } from '../abortable.ts';
+import { awaitStop, isAborted, settledOrAborted, sleep } from '../lib/abortable.ts';
 import type { SupportCacheInvalidator } from '../chat/invalidation.ts';
 import { effectsOf, type NotificationEffects, notificationRecordSchema } from '../chat/notifications.ts';
-import { recordConversationDuration } from '../db/conversation-durations.ts';
+import { recordConversationDuration } from '../chat/conversation-durations.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import {
   claimDueNotifications,
   markAttemptFailed,
   markProcessed,
   type PendingNotification,
-} from '../db/processed-events.ts';
-import { forgetContact, usersOfContacts } from '../db/user-contacts.ts';
-import type { PushDispatcher, PushRequest } from '../integrations/push/dispatcher.ts';
-import { retryDelayMs, type RetryPolicy, validateRetryPolicy } from '../reactions/backoff.ts';
+} from '../chat/processed-events.ts';
+import { forgetContact, usersOfContacts } from '../chat/user-contacts.ts';
+import type { PushDispatcher, PushRequest } from '../push/dispatcher.ts';
+import { retryDelayMs, type RetryPolicy, validateRetryPolicy } from '../lib/backoff.ts';
 
 export interface SupportInboxOptions {
   readonly pool: DatabasePool;
@@ -127,7 +127,7 @@ async function processRow(db: CommonQueryMethods, worker: Worker, row: PendingNo
       logger.error({ ...about, attempts, error: code }, 'support webhook failed for good');
       return;
     }
-    const retryInMs = retryDelayMs(attempts, policy, error);
+    const retryInMs = retryDelayMs(attempts, policy);
     await markAttemptFailed(db, row.notification_id, code, retryInMs);
     logger.warn({ ...about, attempts, error: code, retryInMs }, 'support webhook failed; will retry');
   }

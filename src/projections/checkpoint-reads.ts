@@ -1,7 +1,7 @@
 import { type DatabasePool, sql } from 'slonik';
 import { z } from 'zod';
 import type { Position } from '../events/envelope.ts';
-import { toPosition } from './checkpoints.ts';
+import { toPosition } from '../events/envelope.ts';
 
 /** Where a projection's live generation stands, as one read of the checkpoints saw it. */
 export interface CheckpointView {

@@ -1,18 +1,8 @@
 import { type CommonQueryMethods, sql } from 'slonik';
 import { z } from 'zod';
-import type { Position } from '../events/envelope.ts';
+import { type Position, positionColumns, toPosition } from '../events/envelope.ts';
 import type { Projection } from './projection.ts';
 import { createGeneration, generationSchema, pointViewsAt } from './projection.ts';
-
-const positionColumns = z.object({
-  commit_position: z.coerce.bigint().nullable(),
-  prepare_position: z.coerce.bigint().nullable(),
-});
-
-export const toPosition = (row: z.infer<typeof positionColumns>): Position | null =>
-  row.commit_position === null || row.prepare_position === null
-    ? null
-    : { commit: row.commit_position, prepare: row.prepare_position };
 
 export interface LiveState {
   readonly generation: number;

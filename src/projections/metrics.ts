@@ -4,8 +4,8 @@ import { type DatabasePool, sql } from 'slonik';
 import { z } from 'zod';
 import { secondsBehind } from '../events/store/lag.ts';
 import type { EventStore } from '../events/store/port.ts';
-import { readOrKeepLast } from '../metrics.ts';
-import { toPosition } from './checkpoints.ts';
+import { readOrKeepLast } from '../lib/metrics.ts';
+import { toPosition } from '../events/envelope.ts';
 import type { Projection } from './projection.ts';
 
 export interface ProjectionMetrics {

@@ -3,7 +3,8 @@ import { type DatabasePool, sql } from 'slonik';
 import { z } from 'zod';
 import type { Position } from '../events/envelope.ts';
 import type { EventStore } from '../events/store/port.ts';
-import { advanceCheckpoint, loadLiveState, toPosition } from './checkpoints.ts';
+import { toPosition } from '../events/envelope.ts';
+import { advanceCheckpoint, loadLiveState } from './checkpoints.ts';
 import { createGeneration, dropGeneration, pointViewsAt, type Projection, tablesOf } from './projection.ts';
 
 export interface RebuildProgress {

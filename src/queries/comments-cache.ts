@@ -1,4 +1,4 @@
-import { digest } from '../digest.ts';
+import { digest } from '../lib/digest.ts';
 import { LRUCache } from 'lru-cache';
 import type { DatabasePool } from '../db/pool.ts';
 import type { ReadVersions } from '../projections/read-version.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contactMapping } from '../../src/chat/contacts.ts';
-import { contactOfUser } from '../../src/db/user-contacts.ts';
+import { contactOfUser } from '../../src/chat/user-contacts.ts';
 import { createLogger } from '../../src/http/logger.ts';
 import { createIntercomClient } from '../../src/integrations/intercom/client.ts';
 import { type IntercomSandbox, startIntercomSandbox } from '../../src/integrations/intercom/sandbox/index.ts';

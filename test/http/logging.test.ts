@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeError } from '../../src/error-text.ts';
+import { describeError } from '../../src/lib/error-text.ts';
 import { createLogger } from '../../src/http/logger.ts';
 import { LogCapture, type RunningApp, startApp, TEST_SECRETS } from '../support/app.ts';
 import { adminCall, createTestAdmin, loginToken, postLogin, uniqueEmail } from '../support/admin.ts';

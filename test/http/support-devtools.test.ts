@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { contactOfUser } from '../../src/db/user-contacts.ts';
+import { contactOfUser } from '../../src/chat/user-contacts.ts';
 import { devicesOfUser } from '../../src/queries/devices.ts';
 import { useRunningApp } from '../support/app.ts';
 import { clientApi, requireSandbox } from '../support/chat.ts';

@@ -1,7 +1,7 @@
 import { sql } from 'slonik';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { contactOfUser } from '../../src/db/user-contacts.ts';
+import { contactOfUser } from '../../src/chat/user-contacts.ts';
 import { verifyFileLinkToken } from '../../src/files/signed-urls.ts';
 import { bearer, TEST_SECRETS, useRunningApp } from '../support/app.ts';
 import { clientApi, requireSandbox, sandboxCalls } from '../support/chat.ts';

@@ -4,7 +4,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SupportChange } from '../../src/chat/invalidation.ts';
-import { saveUserContact } from '../../src/db/user-contacts.ts';
+import { saveUserContact } from '../../src/chat/user-contacts.ts';
 import { createLogger } from '../../src/http/logger.ts';
 import { errorsPlugin } from '../../src/http/plugins/errors.ts';
 import { supportWebhookRoutes } from '../../src/http/routes/webhooks/support.ts';
@@ -14,7 +14,7 @@ import {
   signWebhook,
   startIntercomSandbox,
 } from '../../src/integrations/intercom/sandbox/index.ts';
-import { createLogDispatcher } from '../../src/integrations/push/log-dispatcher.ts';
+import { createLogDispatcher } from '../../src/push/log-dispatcher.ts';
 import { startSupportInbox } from '../../src/jobs/support-inbox.ts';
 import { eventually } from '../support/eventually.ts';
 import { databaseText } from '../support/database-text.ts';

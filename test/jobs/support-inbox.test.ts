@@ -4,12 +4,12 @@ import { z } from 'zod';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SupportCacheInvalidator, SupportChange } from '../../src/chat/invalidation.ts';
 import { notificationEventSchema, toNotificationRecord } from '../../src/chat/notifications.ts';
-import { updateNotificationSettings } from '../../src/db/notification-settings.ts';
-import { storeNotification } from '../../src/db/processed-events.ts';
-import { contactOfUser, saveUserContact } from '../../src/db/user-contacts.ts';
+import { updateNotificationSettings } from '../../src/push/notification-settings.ts';
+import { storeNotification } from '../../src/chat/processed-events.ts';
+import { contactOfUser, saveUserContact } from '../../src/chat/user-contacts.ts';
 import { createLogger } from '../../src/http/logger.ts';
-import type { PushDispatcher, PushRequest } from '../../src/integrations/push/dispatcher.ts';
-import { createLogDispatcher } from '../../src/integrations/push/log-dispatcher.ts';
+import type { PushDispatcher, PushRequest } from '../../src/push/dispatcher.ts';
+import { createLogDispatcher } from '../../src/push/log-dispatcher.ts';
 import {
   type SupportInbox,
   type SupportInboxOptions,

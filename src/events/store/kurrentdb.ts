@@ -52,7 +52,7 @@ import {
   type StreamState,
 } from '@kurrent/kurrentdb-client';
 import type { Logger } from 'pino';
-import { isAborted } from '../../abortable.ts';
+import { isAborted } from '../../lib/abortable.ts';
 import {
   comparePositions,
   type EventMetadata,

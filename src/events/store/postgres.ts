@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { isAborted } from '../../abortable.ts';
+import { isAborted } from '../../lib/abortable.ts';
 import type { EventMetadata, Json, RecordedEvent } from '../envelope.ts';
 import type { EventStore, ReadAllOptions, ReadStreamOptions, SubscribeOptions } from './port.ts';
 import { createAppend } from './postgres-append.ts';

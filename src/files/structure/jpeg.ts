@@ -1,4 +1,4 @@
-import { headAndTail } from './ends.ts';
+import { headAndTail } from './head-and-tail.ts';
 import type { ContentCheck } from './reader.ts';
 
 const SOI = Uint8Array.of(0xff, 0xd8);

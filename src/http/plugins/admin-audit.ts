@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type AuditDetail, type AuditOutcome, appendAdminLog } from '../../db/admin-logs.ts';
+import { type AuditDetail, type AuditOutcome, appendAdminLog } from '../../auth/admin-logs.ts';
 import type { DatabasePool } from '../../db/pool.ts';
 
 export interface AuditSpec {

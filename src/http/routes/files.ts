@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findFile } from '../../db/files.ts';
+import { findFile } from '../../files/file-records.ts';
 import type { DatabasePool } from '../../db/pool.ts';
 import { verifyFileLinkToken } from '../../files/signed-urls.ts';
 import type { ObjectStorage } from '../../integrations/storage/port.ts';

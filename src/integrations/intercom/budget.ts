@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { createLimiter } from '../rate-limiters.ts';
+import { createLimiter } from '../rate-limiters/limiter.ts';
 import { ProviderError } from './errors.ts';
 
 export interface BudgetOptions {

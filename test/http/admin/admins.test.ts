@@ -3,7 +3,7 @@ import { sql } from 'slonik';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { verifyPassword } from '../../../src/auth/passwords.ts';
-import { changeAdmin } from '../../../src/db/admin-users.ts';
+import { changeAdmin } from '../../../src/auth/admin-users.ts';
 import {
   adminCall,
   createTestAdmin,

@@ -7,7 +7,7 @@ import { adminSessions } from '../../../src/auth/admin-sessions.ts';
 import { adminTokens } from '../../../src/auth/admin-tokens.ts';
 import { registerDevice } from '../../../src/commands/devices.ts';
 import type { DatabasePool } from '../../../src/db/pool.ts';
-import type { EventSourcing } from '../../../src/event-sourcing.ts';
+import type { EventSourcing } from '../../../src/wiring/event-sourcing.ts';
 import { devicesStream } from '../../../src/events/devices.ts';
 import { holdersOfToken } from '../../../src/queries/devices.ts';
 import { adminCommandContext } from '../../../src/http/command-context.ts';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { changeAccount, createAdmin, setPassword } from '../../../auth/admin-accounts.ts';
 import type { AdminSessions } from '../../../auth/admin-sessions.ts';
 import { roleSchema } from '../../../auth/permissions.ts';
-import { listAdmins } from '../../../db/admin-users.ts';
+import { listAdmins } from '../../../auth/admin-users.ts';
 import type { DatabasePool } from '../../../db/pool.ts';
 import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
 import { problemSchema } from '../../problem.ts';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { auditOutcomes, listAdminLogs } from '../../../db/admin-logs.ts';
+import { auditOutcomes, listAdminLogs } from '../../../auth/admin-logs.ts';
 import type { DatabasePool } from '../../../db/pool.ts';
 import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
 import { problemSchema } from '../../problem.ts';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { attemptLogin, logoutEverywhere } from '../../../auth/admin-accounts.ts';
 import type { AdminSessions } from '../../../auth/admin-sessions.ts';
 import type { AdminTokens } from '../../../auth/admin-tokens.ts';
-import type { LoginThrottle } from '../../../auth/login-throttle.ts';
+import type { LoginThrottle } from '../../../integrations/rate-limiters/login-throttle.ts';
 import { MAX_PASSWORD_LENGTH } from '../../../auth/passwords.ts';
 import type { DatabasePool } from '../../../db/pool.ts';
 import { adminOf } from '../../plugins/admin-auth.ts';

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Redis } from 'ioredis';
 import { type AdminSessions, adminSessions } from '../../../auth/admin-sessions.ts';
 import { adminTokens } from '../../../auth/admin-tokens.ts';
-import { loginThrottle } from '../../../auth/login-throttle.ts';
+import { loginThrottle } from '../../../integrations/rate-limiters/login-throttle.ts';
 import { verifyAgainstNothing } from '../../../auth/passwords.ts';
 import type { DatabasePool } from '../../../db/pool.ts';
 import type { EventStore } from '../../../events/store/port.ts';

@@ -10,7 +10,7 @@ import {
   type Reason,
   reasonKinds,
   updateReason,
-} from '../../../db/reasons.ts';
+} from '../../../chat/reasons.ts';
 import { problemSchema } from '../../problem.ts';
 import { adminErrors, adminSecurity, idParams, label } from './views.ts';
 

@@ -10,8 +10,8 @@ import {
   type PostCommentDeps,
   postComment,
   type PostCommentOutcome,
-} from '../../../comments/post-comment.ts';
-import type { SlowMode } from '../../../comments/slow-mode.ts';
+} from '../../../commands/comment-posting.ts';
+import type { SlowMode } from '../../../integrations/rate-limiters/slow-mode.ts';
 import { reportReasonSchema } from '../../../events/comments.ts';
 import type { DatabasePool } from '../../../db/pool.ts';
 import type { EventStore } from '../../../events/store/port.ts';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { DatabasePool } from '../../../db/pool.ts';
-import { activeReasons } from '../../../db/reasons.ts';
+import { activeReasons } from '../../../chat/reasons.ts';
 import { problemSchema } from '../../problem.ts';
 
 export interface ClientConfig {

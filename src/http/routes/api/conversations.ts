@@ -7,7 +7,7 @@ import {
   markRead,
   sendMessage,
 } from '../../../chat/conversations.ts';
-import { conversationSchema, conversationSummarySchema } from '../../../queries/conversations.ts';
+import { conversationSchema, conversationSummarySchema } from '../../../chat/conversation-views.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { replyToProviderPoll, replyToProviderRecord } from '../../poll-freshness.ts';
 import {

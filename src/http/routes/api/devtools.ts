@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { SupportServices } from '../../../chat/support.ts';
+import type { SupportServices } from '../../../wiring/support.ts';
 import { wipeContact } from '../../../chat/wipe-contact.ts';
 import type { DatabasePool } from '../../../db/pool.ts';
 import type { EventStore } from '../../../events/store/port.ts';
@@ -9,8 +9,8 @@ import { userCommandContext } from '../../command-context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { HttpProblem } from '../../problem.ts';
 import { providerId } from './support-schemas.ts';
-import { pushCategories } from '../../../integrations/push/dispatcher.ts';
-import { latestPushes } from '../../../db/push-log.ts';
+import { pushCategories } from '../../../push/dispatcher.ts';
+import { latestPushes } from '../../../push/push-log.ts';
 import { emptyAllTables } from '../../../db/reset.ts';
 import { limitParam } from '../../cursor.ts';
 import { problemSchema } from '../../problem.ts';

@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findFile } from '../../../db/files.ts';
+import { findFile } from '../../../files/file-records.ts';
 import type { DatabasePool } from '../../../db/pool.ts';
 import { storeChatAttachment } from '../../../files/chat-attachments.ts';
 import type { UploadCaps } from '../../../files/inspect.ts';

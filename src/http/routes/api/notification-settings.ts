@@ -4,7 +4,7 @@ import {
   notificationSettingsSchema,
   readNotificationSettings,
   updateNotificationSettings,
-} from '../../../db/notification-settings.ts';
+} from '../../../push/notification-settings.ts';
 import type { DatabasePool } from '../../../db/pool.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { problemSchema } from '../../problem.ts';

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ChatDeps } from '../../../chat/conversations.ts';
 import { ticketFor, ticketsOf } from '../../../chat/tickets.ts';
-import { ticketSchema, ticketSummarySchema } from '../../../queries/tickets.ts';
+import { ticketSchema, ticketSummarySchema } from '../../../chat/ticket-views.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { replyToProviderPoll, replyToProviderRecord } from '../../poll-freshness.ts';
 import {

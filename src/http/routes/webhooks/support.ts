@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { notificationEventSchema, toNotificationRecord } from '../../../chat/notifications.ts';
 import type { DatabasePool } from '../../../db/pool.ts';
-import { storeNotification } from '../../../db/processed-events.ts';
+import { storeNotification } from '../../../chat/processed-events.ts';
 import { HttpProblem, problemSchema, unauthenticated } from '../../problem.ts';
 
 export interface SupportWebhookOptions {

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import type { Ticket } from '../integrations/intercom/schemas.ts';
+import { attachmentSchema, attachmentsOf, authorOf, authorSchema, iso } from './conversation-views.ts';
+
+// What a user may see of their Intercom tickets (API.md "Support chat"): the state under its external
+// label, the team's and their own replies, and the state changes; never notes or internal attributes.
+
+export const ticketStateSchema = z.enum(['submitted', 'in_progress', 'waiting_on_customer', 'resolved']);
+
+export const ticketSummarySchema = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    state: ticketStateSchema,
+    /** Intercom's `external_label`: the words the team chose for users. */
+    stateLabel: z.string(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+    rated: z.boolean(),
+    rating: z.number().int().min(1).max(5).optional(),
+  })
+  .meta({ id: 'SupportTicketSummary' });
+export type TicketSummary = z.infer<typeof ticketSummarySchema>;
+
+export const ticketSchema = ticketSummarySchema
+  .extend({
+    parts: z.array(
+      z.object({
+        id: z.string(),
+        author: authorSchema,
+        /** HTML; null for a state change without words. */
+        body: z.string().nullable(),
+        attachments: z.array(attachmentSchema),
+        createdAt: z.iso.datetime(),
+        /** The state the ticket moved to, on state changes. */
+        state: ticketStateSchema.optional(),
+      }),
+    ),
+  })
+  .meta({ id: 'SupportTicket' });
+export type TicketView = z.infer<typeof ticketSchema>;
+
+/** Comments and state changes; notes and anything else are for teammates. */
+const USER_VISIBLE_PARTS = new Set([
+  'comment',
+  'ticket_state_updated_by_admin',
+  'ticket_state_updated_by_user',
+]);
+
+function titleOf(ticket: Ticket): string {
+  const title = ticket.ticket_attributes?.['_default_title_'];
+  return typeof title === 'string' && title !== '' ? title : `Ticket ${ticket.ticket_id ?? ticket.id}`;
+}
+
+/** `rated` is the CSAT overlay (none recorded yet: false). */
+export function ticketSummary(ticket: Ticket): TicketSummary {
+  return {
+    id: ticket.id,
+    title: titleOf(ticket),
+    state: ticket.ticket_state.category,
+    stateLabel: ticket.ticket_state.external_label,
+    createdAt: iso(ticket.created_at),
+    updatedAt: iso(ticket.updated_at),
+    rated: false,
+  };
+}
+
+export function ticketView(ticket: Ticket): TicketView {
+  const parts = (ticket.ticket_parts?.ticket_parts ?? [])
+    .filter((part) => USER_VISIBLE_PARTS.has(part.part_type))
+    .filter((part) => part.part_type !== 'comment' || (part.body ?? '') !== '' || part.attachments.length > 0)
+    .map((part) => ({
+      id: part.id,
+      author: authorOf(part.author ?? { type: 'admin' }),
+      body: part.body ?? null,
+      attachments: attachmentsOf(part.attachments),
+      createdAt: iso(part.created_at),
+      ...(part.ticket_state === undefined ? {} : { state: part.ticket_state }),
+    }));
+  return { ...ticketSummary(ticket), parts };
+}

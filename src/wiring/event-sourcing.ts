@@ -1,0 +1,86 @@
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Config } from '../config.ts';
+import type { DatabasePool } from '../db/pool.ts';
+import { createKurrentDbEventStore } from '../events/store/kurrentdb.ts';
+import type { EventStore } from '../events/store/port.ts';
+import { createPostgresEventStore } from '../events/store/postgres.ts';
+import { upcast } from '../events/upcasters.ts';
+import { loadLiveState } from '../projections/checkpoints.ts';
+import { allProjections } from '../projections/index.ts';
+import { createProjectionWaiter, type ProjectionWaiter } from '../projections/progress.ts';
+import type { Projection } from '../projections/projection.ts';
+import { type ProjectionRunner, startProjectionRunner } from '../projections/runner.ts';
+import { allProcessors } from '../processors/index.ts';
+import type { Processor } from '../processors/processor.ts';
+import { type ProcessorRunner, startProcessorRunner } from '../processors/runner.ts';
+
+export interface EventSourcing {
+  readonly store: EventStore;
+  readonly projections: ProjectionRunner;
+  readonly processors: ProcessorRunner;
+  readonly waiter: ProjectionWaiter;
+  /** The names of the projections running here. */
+  readonly projectionNames: readonly string[];
+  stop(): Promise<void>;
+}
+
+export interface EventSourcingOptions {
+  readonly config: Pick<Config, 'EVENT_STORE' | 'EVENTSTORE_URL'>;
+  /** The read side's database; also the PostgreSQL event store's unless EVENT_STORE=kurrentdb. */
+  readonly databaseUrl: string;
+  readonly pool: DatabasePool;
+  readonly logger: Logger;
+  readonly registry?: Registry;
+  /** Which projections run here; all of them unless a test says otherwise. */
+  readonly projections?: readonly Projection[];
+  /** Which processors run here; all of them unless a test says otherwise. */
+  readonly processors?: readonly Processor[];
+}
+
+export function createEventStore(options: Omit<EventSourcingOptions, 'pool' | 'registry'>): EventStore {
+  const { config, logger } = options;
+  if (config.EVENT_STORE === 'kurrentdb') {
+    if (!config.EVENTSTORE_URL) throw new Error('EVENTSTORE_URL is required when EVENT_STORE=kurrentdb');
+    return createKurrentDbEventStore({ connectionString: config.EVENTSTORE_URL, logger, upcast });
+  }
+  return createPostgresEventStore({ connectionString: options.databaseUrl, logger, upcast });
+}
+
+/**
+ * The event store with the projections and processors running on it: what main.ts and tests start
+ * alike. Resolves once every projection's read tables exist, so the first request never finds them
+ * missing.
+ */
+export async function startEventSourcing(options: EventSourcingOptions): Promise<EventSourcing> {
+  const list = options.projections ?? allProjections;
+  for (const projection of list) await loadLiveState(options.pool, projection);
+  const store = createEventStore(options);
+  const projections = startProjectionRunner({
+    pool: options.pool,
+    store,
+    connectionString: options.databaseUrl,
+    projections: list,
+    logger: options.logger,
+    ...(options.registry ? { registry: options.registry } : {}),
+  });
+  const processors = startProcessorRunner({
+    pool: options.pool,
+    store,
+    connectionString: options.databaseUrl,
+    processors: options.processors ?? allProcessors,
+    logger: options.logger,
+    ...(options.registry ? { registry: options.registry } : {}),
+  });
+  return {
+    store,
+    projections,
+    processors,
+    waiter: createProjectionWaiter(options.pool, projections),
+    projectionNames: list.map((p) => p.name),
+    async stop() {
+      await Promise.all([projections.stop(), processors.stop()]);
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,138 @@
+import { hkdfSync, randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { ResolvedConfig } from '../config.ts';
+import type { DatabasePool } from '../db/pool.ts';
+import { intercomBaseUrl } from '../integrations/intercom/base-url.ts';
+import {
+  createIntercomClient,
+  type IntercomClient,
+  type IntercomClientOptions,
+} from '../integrations/intercom/client.ts';
+import {
+  type IntercomSandbox,
+  type IntercomSandboxOptions,
+  startIntercomSandbox,
+} from '../integrations/intercom/sandbox/index.ts';
+import type { PushDispatcher } from '../push/dispatcher.ts';
+import { createLogDispatcher } from '../push/log-dispatcher.ts';
+import { startProcessedEventsPruner } from '../jobs/prune-processed-events.ts';
+import { type SupportInbox, startSupportInbox } from '../jobs/support-inbox.ts';
+import { type ContactMapping, contactMapping } from '../chat/contacts.ts';
+import { supportMetrics } from '../chat/metrics.ts';
+import { createSupportCache, type SupportCache } from '../chat/support-cache.ts';
+
+export interface SupportServices {
+  readonly intercom: IntercomClient;
+  readonly contacts: ContactMapping;
+  readonly cache: SupportCache;
+  readonly dispatcher: PushDispatcher;
+  /** Verifies `X-Hub-Signature`; null when none is configured, and then every webhook is refused. */
+  readonly webhookSecret: string | null;
+  /** The loopback stand-in for Intercom, when no access token is configured (never in production). */
+  readonly sandbox: IntercomSandbox | null;
+  readonly inbox: SupportInbox;
+  /** Tells the sandbox where the service's webhook endpoint is, once the service listens. */
+  listening(serviceUrl: string): void;
+  /** The service's own address, once it listens: the base of attachment links when PUBLIC_BASE_URL is unset. */
+  serviceUrl(): string;
+  close(): Promise<void>;
+}
+
+export interface SupportOptions {
+  readonly config: ResolvedConfig;
+  readonly pool: DatabasePool;
+  /** For the retention job's leader lock (one pruner across replicas). */
+  readonly databaseUrl: string;
+  readonly redis?: Redis | undefined;
+  readonly logger: Logger;
+  /** Where the inbox depth is reported. */
+  readonly registry?: Registry | undefined;
+  /** Tests: client settings (short timeouts and waits). */
+  readonly client?: Partial<Omit<IntercomClientOptions, 'baseUrl' | 'accessToken' | 'logger' | 'redis'>>;
+  /** Tests: sandbox settings (webhook retry delay, search lag). */
+  readonly sandbox?: Partial<Omit<IntercomSandboxOptions, 'accessToken' | 'clientSecret' | 'webhookUrl'>>;
+  /** Tests of the inbox itself run their own worker. Default true. */
+  readonly runInbox?: boolean;
+  /** Benchmarks run production settings against the sandbox: only they set this. */
+  readonly sandboxInProduction?: boolean;
+}
+
+/** Where Intercom reads come from and go to: Intercom itself, or the sandbox outside production. */
+async function provider(options: SupportOptions) {
+  const { config } = options;
+  if (config.SUPPORT_ACCESS_TOKEN) {
+    return {
+      baseUrl: intercomBaseUrl(config),
+      accessToken: config.SUPPORT_ACCESS_TOKEN,
+      webhookSecret: config.SUPPORT_CLIENT_SECRET ?? null,
+      sandbox: null,
+    };
+  }
+  if (config.NODE_ENV === 'production' && options.sandboxInProduction !== true) {
+    throw new Error('SUPPORT_ACCESS_TOKEN is required in production: the sandbox is for development');
+  }
+  const accessToken = randomBytes(24).toString('base64url');
+  // A stable secret of its own in development, so a configured SUPPORT_CLIENT_SECRET is not needed.
+  const webhookSecret =
+    config.SUPPORT_CLIENT_SECRET ??
+    Buffer.from(hkdfSync('sha256', config.FILE_URL_SECRET, '', 'sandbox-webhook-secret', 32)).toString('hex');
+  const sandbox = await startIntercomSandbox({
+    webhookRetryDelayMs: 5_000,
+    ...options.sandbox,
+    accessToken,
+    clientSecret: webhookSecret,
+  });
+  options.logger.info({ url: sandbox.url }, 'no SUPPORT_ACCESS_TOKEN: the Intercom sandbox stands in');
+  return { baseUrl: sandbox.url, accessToken, webhookSecret, sandbox };
+}
+
+/** Intercom (or its sandbox), the contact mapping, the read cache, the push dispatcher and the webhook inbox. */
+export async function startSupport(options: SupportOptions): Promise<SupportServices> {
+  const { config, pool, redis, logger } = options;
+  const source = await provider(options);
+  if (source.webhookSecret === null) {
+    logger.warn('SUPPORT_CLIENT_SECRET is not set: every support webhook will be refused');
+  }
+  const intercom = createIntercomClient({
+    ...options.client,
+    baseUrl: source.baseUrl,
+    accessToken: source.accessToken,
+    logger,
+    redis,
+  });
+  const cache = await createSupportCache({ intercom, logger, redis, ttlMs: config.SUPPORT_CACHE_TTL_MS });
+  const dispatcher = createLogDispatcher({ pool, logger });
+  const inbox =
+    options.runInbox === false
+      ? { wake: () => undefined, stop: () => Promise.resolve() }
+      : startSupportInbox({ pool, logger, invalidator: cache, dispatcher });
+  const pruner = startProcessedEventsPruner({ pool, connectionString: options.databaseUrl, logger });
+  const metrics = options.registry ? supportMetrics(options.registry, pool, logger) : null;
+  let ownUrl: string | null = null;
+  return {
+    intercom,
+    contacts: contactMapping(pool, intercom),
+    cache,
+    dispatcher,
+    webhookSecret: source.webhookSecret,
+    sandbox: source.sandbox,
+    inbox,
+    listening(serviceUrl) {
+      ownUrl = serviceUrl.replace(/\/+$/, '');
+      source.sandbox?.deliverWebhooksTo(`${ownUrl}/webhooks/support`);
+    },
+    serviceUrl() {
+      if (ownUrl === null) throw new Error('the service is not listening yet');
+      return ownUrl;
+    },
+    async close() {
+      metrics?.unregister();
+      await pruner.stop();
+      await inbox.stop();
+      await cache.close();
+      await source.sandbox?.close();
+    },
+  };
+}

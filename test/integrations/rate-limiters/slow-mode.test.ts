@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import { slowMode } from '../../../src/integrations/rate-limiters/slow-mode.ts';
+import { connectTestRedis } from '../../support/redis.ts';
+
+const channel = () => randomUUID();
+
+describe('slow mode in memory', () => {
+  it('lets a quiet user post a burst, then one per interval', async () => {
+    const limit = slowMode(undefined);
+    const rate = { intervalSeconds: 1, burst: 3 };
+    const c = channel();
+    for (let i = 0; i < 3; i++) expect(await limit.take(c, 'ann', rate)).toBe(0);
+    const wait = await limit.take(c, 'ann', rate);
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(1000);
+    // Another user, and the same user in another channel, have allowances of their own.
+    expect(await limit.take(c, 'bob', rate)).toBe(0);
+    expect(await limit.take(channel(), 'ann', rate)).toBe(0);
+    await sleep(wait + 50);
+    expect(await limit.take(c, 'ann', rate)).toBe(0);
+    expect(await limit.take(c, 'ann', rate)).toBeGreaterThan(0);
+  });
+
+  it('with a burst of one, allows exactly one per interval', async () => {
+    const limit = slowMode(undefined);
+    const rate = { intervalSeconds: 10, burst: 1 };
+    const c = channel();
+    expect(await limit.take(c, 'ann', rate)).toBe(0);
+    expect(await limit.take(c, 'ann', rate)).toBeGreaterThan(9000);
+  });
+});
+
+const redis = await connectTestRedis('comment slow mode in Redis');
+
+describe.skipIf(redis === null)('slow mode in Redis, shared by replicas', () => {
+  afterAll(async () => {
+    await redis?.quit();
+  });
+
+  it("counts a user's comments on every replica together", async () => {
+    const [a, b] = [slowMode(redis ?? undefined), slowMode(redis ?? undefined)];
+    const rate = { intervalSeconds: 30, burst: 3 };
+    const c = channel();
+    expect(await a.take(c, 'ann', rate)).toBe(0);
+    expect(await b.take(c, 'ann', rate)).toBe(0);
+    expect(await a.take(c, 'ann', rate)).toBe(0);
+    expect(await b.take(c, 'ann', rate)).toBeGreaterThan(0);
+    expect(await a.take(c, 'ann', rate)).toBeGreaterThan(0);
+  });
+});
