@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { invalidTransition, notFound } from '../commands/errors.ts';
+import { invalidTransition, notFound } from '../lib/domain-error.ts';
 import {
   type AdminChange,
   type AdminRecord,

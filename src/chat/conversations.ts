@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { forbidden, notFound } from '../commands/errors.ts';
+import { forbidden, notFound } from '../lib/domain-error.ts';
 import { findFile } from '../files/file-records.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import { activeReasons } from './reasons.ts';

@@ -1,13 +1,12 @@
 import { parseArgs } from 'node:util';
 import { Presets, SingleBar } from 'cli-progress';
 import type { Logger } from 'pino';
-import { sql } from 'slonik';
-import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { allProjections, projectionNamed } from '../projections/index.ts';
 import { resumeProjection } from '../projections/checkpoints.ts';
 import type { Projection } from '../projections/projection.ts';
 import { rebuildProjection } from '../projections/rebuild.ts';
+import { projectionStatuses } from '../projections/status.ts';
 import { type CliSession as Session, withSession } from './database.ts';
 
 export const projectionsUsage = `  projections status           each projection's live generation, position and state
@@ -61,21 +60,8 @@ async function rebuild(session: Session, name: string | undefined): Promise<void
   );
 }
 
-const statusRow = z.object({
-  name: z.string(),
-  active_generation: z.number(),
-  status: z.string(),
-  events_applied: z.coerce.number(),
-  failed_event_id: z.string().nullable(),
-  error: z.string().nullable(),
-});
-
 async function status({ pool }: Session): Promise<void> {
-  const rows = await pool.any(sql.type(statusRow)`
-    SELECT p.name, p.active_generation, p.status, c.events_applied, p.failed_event_id, p.error
-    FROM projections p
-    JOIN projection_checkpoints c ON c.name = p.name AND c.generation = p.active_generation
-    ORDER BY p.name`);
+  const rows = await projectionStatuses(pool);
   const lines = rows.map((r) => {
     const failure = r.status === 'failed' ? ` on event ${r.failed_event_id ?? '?'}: ${r.error ?? ''}` : '';
     return `${r.name}: generation ${r.active_generation}, ${r.events_applied} events applied, ${r.status}${failure}`;

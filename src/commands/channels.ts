@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { type ChannelEvent, type ChannelSettings, channelCodec, channelStream } from '../events/channels.ts';
 import type { EventStore } from '../events/store/port.ts';
-import { invalidTransition, notFound } from './errors.ts';
+import { invalidTransition, notFound } from '../lib/domain-error.ts';
 import { type CommandContext, type CommandResult, type Decider, handleCommand } from './handler.ts';
 
 /** null until the channel is created. */

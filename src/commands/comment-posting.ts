@@ -1,27 +1,47 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { type CommentCommand, commentDecider, handleComment } from './comments.ts';
-import type { CommandContext } from './handler.ts';
-import { recordRejection } from './moderation.ts';
 import { checkComment, type SafetyKind } from '../content-safety/index.ts';
-import type { CommentImage } from '../events/comments.ts';
+import { type CommentImage, commentCodec, commentStream } from '../events/comments.ts';
 import type { Position } from '../events/envelope.ts';
 import type { EventStore } from '../events/store/port.ts';
-import { imageDimensions } from '../files/image-dimensions.ts';
-import type { UploadCaps } from '../files/inspect.ts';
-import { storeUpload } from '../files/store-upload.ts';
-import type { ObjectStorage } from '../integrations/storage/port.ts';
-import type { CommentRow, PostingContextLookup } from '../queries/comments.ts';
-import { notFound } from './errors.ts';
-import type { SlowMode } from '../integrations/rate-limiters/slow-mode.ts';
+import { notFound } from '../lib/domain-error.ts';
+import { decideNewComment, withImage } from './comments.ts';
+import { appendEvents, type CommandContext } from './handler.ts';
+import { recordRejection } from './moderation.ts';
 
-export interface PostCommentDeps {
-  readonly postingContext: PostingContextLookup;
+/** A channel's slow mode: `burst` comments at once, then one per `intervalSeconds`. */
+export interface CommentRate {
+  readonly intervalSeconds: number;
+  readonly burst: number;
+}
+
+/** What posting needs to know of a post, its channel and the poster, as the read side has it now. */
+export interface PostingContext {
+  /** Open on the post and in its channel. */
+  readonly commentsEnabled: boolean;
+  readonly commentRate: CommentRate;
+  /** The poster's ban in the channel when it holds now (`until` null: until lifted). */
+  readonly ban: { readonly until: string | null } | null;
+  /** Whether the poster moderates the channel's comments (the badge on their comment). */
+  readonly posterIsModerator: boolean;
+}
+
+/** The ports posting a comment works through; main.ts's wiring gives their implementations. */
+export interface CommentPostingPorts {
   readonly store: EventStore;
-  readonly storage: ObjectStorage;
-  readonly caps: UploadCaps;
-  readonly slowMode: SlowMode;
-  /** Keys the hash a rejection records (see content-safety). */
+  /** Null when clients cannot see the post in that channel (a query of the read side). */
+  postingContext(channelId: string, postId: string, userId: string): Promise<PostingContext | null>;
+  readonly slowMode: {
+    /** Takes one comment from the poster's allowance in the channel: 0 when granted, else ms to wait. */
+    take(channelId: string, userId: string, rate: CommentRate): Promise<number>;
+  };
+  readonly images: {
+    /** Streams a picture through the upload checks into storage; throws the refusal of a bad one. */
+    store(channelId: string, source: Readable): Promise<CommentImage>;
+    /** Removes a stored picture that no comment will refer to. */
+    discard(storageKey: string): Promise<void>;
+  };
+  /** Keys the hash a refusal records (see content-safety). */
   readonly hashKey: string;
 }
 
@@ -34,38 +54,51 @@ export interface NewComment {
   readonly image?: Readable | undefined;
 }
 
+/** A posted comment as every reader's poll will show it, so the answer needs no read after the write. */
+export interface PostedComment {
+  readonly id: string;
+  readonly channelId: string;
+  readonly postId: string;
+  readonly authorId: string;
+  readonly authorIsModerator: boolean;
+  readonly text: string;
+  readonly status: 'visible';
+  readonly createdAt: string;
+  readonly image: { readonly contentType: string; readonly width?: number; readonly height?: number } | null;
+}
+
 export type PostCommentOutcome =
-  | { readonly kind: 'posted'; readonly comment: CommentRow; readonly position: Position | null }
+  | { readonly kind: 'posted'; readonly comment: PostedComment; readonly position: Position | null }
   | { readonly kind: 'rejected'; readonly rule: SafetyKind }
   | { readonly kind: 'rate_limited'; readonly retryAfterMs: number };
 
 /**
- * A new comment, in the order of CONTENT-SAFETY.md: the post must be there; then the link and DLP rules
+ * A new comment, in the order of the content rules: the post must be there; then the link and DLP rules
  * (a refusal appends only a moderation event with the rule, a redacted snippet and a keyed hash: the text
- * is stored nowhere); then the user's slow mode; then the ban and whether comments are open, which the
- * decider settles (asked once before the image is stored, so a refused comment stores no bytes, and
- * again when the comment is appended). Domain refusals throw `DomainError`.
+ * is stored nowhere); then the poster's slow mode; then the decider, once, on the ban and whether
+ * comments are open. Only a comment it accepts has its picture stored, and the decided event carries it
+ * to the append. Domain refusals throw `DomainError`.
  */
 export async function postComment(
-  deps: PostCommentDeps,
+  ports: CommentPostingPorts,
   input: NewComment,
   context: CommandContext,
 ): Promise<PostCommentOutcome> {
   const { channelId, postId, userId, text } = input;
-  const target = await deps.postingContext(channelId, postId, userId);
-  if (!target) throw notFound('No such post.');
+  const found = await ports.postingContext(channelId, postId, userId);
+  if (!found) throw notFound('No such post.');
   const at = new Date().toISOString();
 
-  const hit = checkComment(text, { hashKey: deps.hashKey });
+  const hit = checkComment(text, { hashKey: ports.hashKey });
   if (hit) {
     const { kind, snippet, hash } = hit;
-    await recordRejection(deps.store, channelId, { postId, userId, kind, snippet, hash, at }, context);
+    await recordRejection(ports.store, channelId, { postId, userId, kind, snippet, hash, at }, context);
     return { kind: 'rejected', rule: kind };
   }
-  const wait = await deps.slowMode.take(channelId, userId, target.commentRate);
+  const wait = await ports.slowMode.take(channelId, userId, found.commentRate);
   if (wait > 0) return { kind: 'rate_limited', retryAfterMs: wait };
 
-  const command: Extract<CommentCommand, { type: 'post' }> = {
+  const posted = decideNewComment({
     type: 'post',
     channelId,
     postId,
@@ -73,53 +106,37 @@ export async function postComment(
     text,
     at,
     postVisible: true,
-    commentsEnabled: target.commentsEnabled,
-    ban: target.ban,
-  };
-  commentDecider.decide(command, commentDecider.initialState);
-
+    commentsEnabled: found.commentsEnabled,
+    ban: found.ban,
+  });
   const commentId = randomUUID();
-  const image = input.image ? await storeImage(deps, channelId, input.image) : undefined;
+  const image = input.image ? await ports.images.store(channelId, input.image) : undefined;
   try {
-    const { position } = await handleComment(
-      deps.store,
-      commentId,
-      { ...command, ...(image ? { image } : {}) },
-      context,
+    const { position } = await appendEvents(
+      ports.store,
+      commentStream(commentId),
+      [image ? withImage(posted, image) : posted],
+      { context, codec: commentCodec, expected: 'no_stream', occurredAt: new Date().toISOString() },
     );
-    // The comment as the read table will hold it, so the answer needs no read after the write.
-    const comment: CommentRow = {
+    const shown = image && {
+      contentType: image.contentType,
+      ...(image.width === undefined ? {} : { width: image.width }),
+      ...(image.height === undefined ? {} : { height: image.height }),
+    };
+    const comment: PostedComment = {
       id: commentId,
       channelId,
       postId,
       authorId: userId,
-      authorIsModerator: target.posterIsModerator,
+      authorIsModerator: found.posterIsModerator,
       text,
       status: 'visible',
       createdAt: at,
-      updatedAt: at,
-      changeSeq: 0,
-      image: image
-        ? {
-            contentType: image.contentType,
-            ...(image.width === undefined ? {} : { width: image.width }),
-            ...(image.height === undefined ? {} : { height: image.height }),
-          }
-        : null,
+      image: shown ?? null,
     };
     return { kind: 'posted', comment, position };
   } catch (error) {
-    if (image) await deps.storage.delete(image.storageKey).catch(() => undefined);
+    if (image) await ports.images.discard(image.storageKey);
     throw error;
   }
-}
-
-async function storeImage(deps: PostCommentDeps, channelId: string, source: Readable): Promise<CommentImage> {
-  const key = `comments/${channelId}/${randomUUID()}`;
-  const stored = await storeUpload(source, { storage: deps.storage, caps: deps.caps, key, kinds: ['image'] });
-  const dimensions = await imageDimensions(deps.storage, key, stored.size).catch(async (error: unknown) => {
-    await deps.storage.delete(key).catch(() => undefined);
-    throw error;
-  });
-  return { storageKey: key, contentType: stored.mime, size: stored.size, ...(dimensions ?? {}) };
 }

@@ -1,6 +1,7 @@
 import {
   type CommentEvent,
   type CommentImage,
+  type CommentPostedData,
   type CommentStatus,
   commentCodec,
   commentStream,
@@ -8,7 +9,7 @@ import {
 } from '../events/comments.ts';
 import type { Position } from '../events/envelope.ts';
 import type { EventStore } from '../events/store/port.ts';
-import { banned, forbidden, invalidTransition, notFound } from './errors.ts';
+import { DomainError, forbidden, invalidTransition, notFound } from '../lib/domain-error.ts';
 import { type CommandContext, type CommandResult, type Decider, handleCommand } from './handler.ts';
 
 export interface CommentState {
@@ -32,17 +33,21 @@ export interface PostingFacts {
   readonly ban: { readonly until: string | null } | null;
 }
 
+/** A new comment, with what the read side knows of its post and its author; its picture comes later. */
+export type PostComment = {
+  readonly type: 'post';
+  readonly channelId: string;
+  readonly postId: string;
+  readonly authorId: string;
+  readonly text: string;
+  readonly at: string;
+} & PostingFacts;
+
+type CommentPosted = Extract<CommentEvent, { type: 'commentPosted' }>;
+
 /** Every command carries its instant (`at`): deciders read no clock. */
 export type CommentCommand =
-  | ({
-      readonly type: 'post';
-      readonly channelId: string;
-      readonly postId: string;
-      readonly authorId: string;
-      readonly text: string;
-      readonly image?: CommentImage;
-      readonly at: string;
-    } & PostingFacts)
+  | PostComment
   | { readonly type: 'deleteOwn'; readonly userId: string; readonly at: string }
   | { readonly type: 'hide'; readonly by: ModeratorRef; readonly reason?: string; readonly at: string }
   | { readonly type: 'unhide'; readonly by: ModeratorRef; readonly at: string }
@@ -102,19 +107,27 @@ function evolve(state: CommentState, event: CommentEvent): CommentState {
   }
 }
 
-function decidePost(command: Extract<CommentCommand, { type: 'post' }>, state: CommentState): CommentEvent[] {
+const banned = (until: string | null) =>
+  new DomainError('forbidden', 'user_banned', 'You are banned from commenting in this channel.', { until });
+
+function decidePost(command: PostComment, state: CommentState): [CommentPosted] {
   if (state.status !== null) throw invalidTransition('This comment exists already.');
   if (!command.postVisible) throw notFound('No such post.');
   if (!command.commentsEnabled) throw forbidden('Comments are closed on this post.', 'comments_closed');
   if (command.ban) throw banned(command.ban.until);
-  const { channelId, postId, authorId, text, image, at } = command;
-  return [
-    {
-      type: 'commentPosted',
-      data: { channelId, postId, authorId, text, ...(image ? { image } : {}), at },
-    },
-  ];
+  const { channelId, postId, authorId, text, at } = command;
+  return [{ type: 'commentPosted', data: { channelId, postId, authorId, text, at } }];
 }
+
+/** A new comment's event, decided on the empty stream that a new comment id starts (a refusal throws). */
+export const decideNewComment = (command: PostComment): CommentPosted =>
+  decidePost(command, initialCommentState)[0];
+
+/** The posted comment with its picture, stored after the decision and before the append. */
+export const withImage = (posted: CommentPosted, image: CommentImage): CommentPosted => {
+  const data: CommentPostedData = posted.data;
+  return { type: 'commentPosted', data: { ...data, image } };
+};
 
 /** Moderators act on what exists and is not deleted; a repeat of what is already so changes nothing. */
 function decideModeration(
@@ -214,10 +227,11 @@ export const commentDecider: Decider<CommentCommand, CommentState, CommentEvent>
   },
 };
 
+/** Runs a command on an existing comment (a new one is posted by `postComment`, comment-posting.ts). */
 export async function handleComment(
   store: EventStore,
   commentId: string,
-  command: CommentCommand,
+  command: Exclude<CommentCommand, PostComment>,
   context: CommandContext,
 ): Promise<CommandResult<CommentEvent> & { readonly position: Position | null }> {
   return handleCommand({
@@ -227,7 +241,5 @@ export async function handleComment(
     codec: commentCodec,
     command,
     context,
-    // A new comment's id is minted by the caller: nothing to read first.
-    freshStream: command.type === 'post',
   });
 }

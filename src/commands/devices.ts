@@ -132,3 +132,27 @@ export async function unregisterDevice(
   );
   return { position: result.position };
 }
+
+/**
+ * Unregisters every device of a user, each in its own command (devtools: the user starts over). Answers
+ * the position of the last device event, for the caller to wait on.
+ */
+export async function unregisterEveryDevice(
+  deps: Pick<DevicesDependencies, 'store'> & {
+    /** The user's devices as the read side lists them. */
+    readonly devicesOf: (userId: string) => Promise<readonly { readonly token: string }[]>;
+  },
+  userId: string,
+  context: CommandContext,
+): Promise<{ readonly position: Position | null }> {
+  let position: Position | null = null;
+  for (const device of await deps.devicesOf(userId)) {
+    const result = await unregisterDevice(
+      deps,
+      { userId, token: device.token },
+      { ...context, commandId: `${context.commandId}:${device.token}` },
+    );
+    position = result.position ?? position;
+  }
+  return { position };
+}

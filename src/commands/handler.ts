@@ -1,8 +1,12 @@
 import type { DomainEvent, EventCodec } from '../events/codec.ts';
 import type { Actor, EventMetadata, EventToAppend, Position } from '../events/envelope.ts';
 import { eventId } from '../events/ids.ts';
-import { type EventStore, type ExpectedRevision, WrongExpectedRevisionError } from '../events/store/port.ts';
-import { ConcurrencyExhaustedError } from './errors.ts';
+import {
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  WrongExpectedRevisionError,
+} from '../events/store/port.ts';
 
 export type { DomainEvent, EventCodec } from '../events/codec.ts';
 
@@ -38,12 +42,14 @@ export interface HandleOptions<Command, State, Event extends DomainEvent> {
   readonly context: CommandContext;
   readonly now?: () => Date;
   readonly maxAttempts?: number;
-  /**
-   * The stream's id was minted for this command (a random id), so it cannot exist yet: the first try
-   * decides on the initial state and appends with `no_stream` without reading. Should the stream exist
-   * after all, the append is refused and the command goes the usual way.
-   */
-  readonly freshStream?: boolean;
+}
+
+/** The stream kept changing under the command: it gave up after the bounded number of attempts. */
+export class ConcurrencyExhaustedError extends Error {
+  constructor(stream: string, attempts: number) {
+    super(`stream ${stream} changed under ${attempts} attempts in a row`);
+    this.name = 'ConcurrencyExhaustedError';
+  }
 }
 
 /** The metadata every event of a command carries: who, under which ids, when, in which schema version. */
@@ -68,6 +74,45 @@ export function fold<State, Event extends DomainEvent>(
   return events.reduce((state, event) => decider.evolve(state, event), decider.initialState);
 }
 
+/** A command's events as the store takes them: ids derived from the command id, so a retry appends nothing new. */
+function toAppend<Event extends DomainEvent>(
+  stream: string,
+  events: readonly Event[],
+  context: CommandContext,
+  occurredAt: string,
+  codec: Pick<EventCodec<Event>, 'schemaVersion'>,
+): EventToAppend[] {
+  return events.map((event, index) => ({
+    id: eventId(context.commandId, stream, index),
+    type: event.type,
+    data: event.data,
+    metadata: eventMetadata(context, occurredAt, codec.schemaVersion(event.type)),
+  }));
+}
+
+export interface AppendOptions<Event extends DomainEvent> {
+  readonly context: CommandContext;
+  readonly codec: Pick<EventCodec<Event>, 'schemaVersion'>;
+  /** `any` for events no rule decides on; `no_stream` for the first events of a stream minted for them. */
+  readonly expected: Extract<ExpectedRevision, 'any' | 'no_stream'>;
+  readonly occurredAt: string;
+}
+
+/**
+ * Appends events without reading their stream first: events that need no decision (a reader's view, a
+ * refused comment's record), or the first events of a new stream that a decider has already decided on
+ * its initial state (a new comment).
+ */
+export function appendEvents<Event extends DomainEvent>(
+  store: EventStore,
+  stream: string,
+  events: readonly Event[],
+  options: AppendOptions<Event>,
+): Promise<AppendResult> {
+  const { context, codec, expected, occurredAt } = options;
+  return store.append(stream, toAppend(stream, events, context, occurredAt, codec), expected);
+}
+
 /**
  * Read the stream, fold it, decide, append with the revision read; when another writer got there
  * first, read again and decide again (a bounded number of times).
@@ -79,7 +124,7 @@ export async function handleCommand<Command, State, Event extends DomainEvent>(
   const maxAttempts = options.maxAttempts ?? 5;
   const now = options.now ?? (() => new Date());
   for (let attempt = 1; ; attempt++) {
-    const recorded = attempt === 1 && options.freshStream ? [] : await store.readStream(stream);
+    const recorded = await store.readStream(stream);
     const state = fold(
       decider,
       recorded.map((r) => codec.parse(r)),
@@ -88,15 +133,9 @@ export async function handleCommand<Command, State, Event extends DomainEvent>(
     const expected: ExpectedRevision = last ? last.streamRevision : 'no_stream';
     const events = decider.decide(command, state);
     if (events.length === 0) return { events, nextRevision: last?.streamRevision ?? null, position: null };
-    const occurredAt = now().toISOString();
-    const toAppend: EventToAppend[] = events.map((event, index) => ({
-      id: eventId(context.commandId, stream, index),
-      type: event.type,
-      data: event.data,
-      metadata: eventMetadata(context, occurredAt, codec.schemaVersion(event.type)),
-    }));
+    const appending = toAppend(stream, events, context, now().toISOString(), codec);
     try {
-      const result = await store.append(stream, toAppend, expected);
+      const result = await store.append(stream, appending, expected);
       return { events, nextRevision: result.nextRevision, position: result.position };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;

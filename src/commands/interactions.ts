@@ -1,6 +1,4 @@
-import { type CommandContext, eventMetadata } from './handler.ts';
 import type { Position } from '../events/envelope.ts';
-import { eventId } from '../events/ids.ts';
 import {
   type ButtonClicked,
   type ChannelRead,
@@ -10,6 +8,7 @@ import {
   viewsStream,
 } from '../events/interactions.ts';
 import type { EventStore } from '../events/store/port.ts';
+import { appendEvents, type CommandContext } from './handler.ts';
 
 type ReaderEvent = PostsViewed | ButtonClicked | ChannelRead;
 
@@ -24,18 +23,12 @@ async function appendReaderEvent(
   event: ReaderEvent,
   context: CommandContext,
 ): Promise<Position> {
-  const result = await store.append(
-    stream,
-    [
-      {
-        id: eventId(context.commandId, stream, 0),
-        type: event.type,
-        data: event.data,
-        metadata: eventMetadata(context, event.data.at, 1),
-      },
-    ],
-    'any',
-  );
+  const result = await appendEvents(store, stream, [event], {
+    context,
+    codec: { schemaVersion: () => 1 },
+    expected: 'any',
+    occurredAt: event.data.at,
+  });
   return result.position;
 }
 

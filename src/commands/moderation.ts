@@ -1,6 +1,5 @@
 import type { ModeratorRef } from '../events/comments.ts';
 import type { Position } from '../events/envelope.ts';
-import { eventId } from '../events/ids.ts';
 import {
   type CommentRejected,
   type ModerationEvent,
@@ -8,7 +7,7 @@ import {
   moderationStream,
 } from '../events/moderation.ts';
 import type { EventStore } from '../events/store/port.ts';
-import { type CommandContext, type Decider, eventMetadata, handleCommand } from './handler.ts';
+import { appendEvents, type CommandContext, type Decider, handleCommand } from './handler.ts';
 
 export interface ModerationState {
   /** Bans by user: `until` null lasts until lifted. An expired ban stays here but no longer counts. */
@@ -123,18 +122,12 @@ export async function recordRejection(
   data: CommentRejected['data'],
   context: CommandContext,
 ): Promise<Position> {
-  const stream = moderationStream(channelId);
-  const result = await store.append(
-    stream,
-    [
-      {
-        id: eventId(context.commandId, stream, 0),
-        type: 'commentRejected',
-        data,
-        metadata: eventMetadata(context, data.at, moderationCodec.schemaVersion('commentRejected')),
-      },
-    ],
-    'any',
-  );
+  const rejected: CommentRejected = { type: 'commentRejected', data };
+  const result = await appendEvents(store, moderationStream(channelId), [rejected], {
+    context,
+    codec: moderationCodec,
+    expected: 'any',
+    occurredAt: data.at,
+  });
   return result.position;
 }

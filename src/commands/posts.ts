@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { Position } from '../events/envelope.ts';
 import {
   type PostAttachment,
   type PostButton,
@@ -7,7 +10,7 @@ import {
   postStream,
 } from '../events/posts.ts';
 import type { EventStore } from '../events/store/port.ts';
-import { invalidTransition, notFound } from './errors.ts';
+import { invalidTransition, notFound } from '../lib/domain-error.ts';
 import { type CommandContext, type CommandResult, type Decider, handleCommand } from './handler.ts';
 
 export const MAX_ATTACHMENTS = 10;
@@ -204,4 +207,37 @@ export function handlePostCommand(
     command,
     context,
   });
+}
+
+/** The ports adding media to a post works through. */
+export interface PostMediaPorts {
+  readonly store: EventStore;
+  readonly media: {
+    /** Streams a file through the upload checks into storage; throws the refusal of a bad one. */
+    store(postId: string, source: Readable): Promise<Omit<PostAttachment, 'id'>>;
+    /** Removes stored bytes that no post will refer to. */
+    discard(storageKey: string): Promise<void>;
+  };
+}
+
+/**
+ * Adds media to a post: the bytes are stored first (what they are decides the attachment), then the
+ * post's `addAttachment` command runs. When the post refuses it (unknown, deleted, full), the bytes go.
+ */
+export async function attachMedia(
+  ports: PostMediaPorts,
+  postId: string,
+  source: Readable,
+  context: CommandContext,
+): Promise<{ readonly position: Position | null }> {
+  const stored = await ports.media.store(postId, source);
+  try {
+    const attachment = { id: randomUUID(), ...stored };
+    const command: PostCommand = { type: 'addAttachment', attachment, at: new Date().toISOString() };
+    const { position } = await handlePostCommand(ports.store, postId, command, context);
+    return { position };
+  } catch (error) {
+    await ports.media.discard(stored.storageKey);
+    throw error;
+  }
 }

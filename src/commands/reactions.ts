@@ -1,7 +1,7 @@
 import type { Position } from '../events/envelope.ts';
 import { type ReactionEvent, reactionCodec, reactionsStream } from '../events/reactions.ts';
 import type { EventStore } from '../events/store/port.ts';
-import { forbidden, notFound } from './errors.ts';
+import { forbidden, notFound } from '../lib/domain-error.ts';
 import { type CommandContext, type Decider, handleCommand } from './handler.ts';
 
 /** The (post, emoji) pairs a user reacted with. */

@@ -1,4 +1,5 @@
-import { createPool, type DatabasePool, type Interceptor, SchemaValidationError } from 'slonik';
+import { createPool, type DatabasePool, type Interceptor, SchemaValidationError, sql } from 'slonik';
+import { z } from 'zod';
 
 export type { DatabasePool } from 'slonik';
 
@@ -35,3 +36,7 @@ export function createDatabasePool(url: string, options: PoolOptions = {}): Prom
     connectionTimeout: 10_000,
   });
 }
+
+/** Whether the database answers a trivial query. */
+export const databaseAnswers = (pool: DatabasePool): Promise<boolean> =>
+  pool.oneFirst(sql.type(z.object({ ok: z.number() }))`SELECT 1 AS ok`).then((ok) => ok === 1);

@@ -38,6 +38,8 @@ export const commentPosted = z.object({
     at: instant,
   }),
 });
+export type CommentPostedData = z.infer<typeof commentPosted>['data'];
+
 // Deletions say what they ended, so projections that count visible comments need no lookup.
 const ended = { previousStatus: z.enum(['visible', 'hidden']) };
 export const commentDeletedByAuthor = z.object({

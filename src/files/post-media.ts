@@ -1,56 +1,46 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { CommandContext } from '../commands/handler.ts';
-import { handlePostCommand } from '../commands/posts.ts';
-import type { Position } from '../events/envelope.ts';
-import type { EventStore } from '../events/store/port.ts';
 import type { ObjectStorage } from '../integrations/storage/port.ts';
 import { imageDimensions } from './image-dimensions.ts';
 import type { UploadCaps } from './inspect.ts';
 import { storeUpload } from './store-upload.ts';
 
-export interface PostMediaDeps {
-  readonly store: EventStore;
-  readonly storage: ObjectStorage;
-  readonly caps: UploadCaps;
+/** A post's media file as stored: what the feed calls its kind, where it is, what it is. */
+export interface StoredPostMedia {
+  readonly kind: 'image' | 'video' | 'file';
+  readonly storageKey: string;
+  readonly contentType: string;
+  readonly size: number;
+  readonly width?: number;
+  readonly height?: number;
 }
 
 // What the feed calls a file of each kind the upload checks tell apart.
 const attachmentKind = { image: 'image', video: 'video', document: 'file', text: 'file' } as const;
 
 /**
- * Adds media to a post: the bytes through the upload checks into `posts/<postId>/<random>`, an image's
- * width and height read from them, then the post's `addAttachment` command. When the post refuses it
- * (unknown, deleted, full), the bytes are removed: they would be nobody's.
+ * Post media: any allowed kind within its cap, under `posts/<postId>/<random>`, with an image's width and
+ * height read from its bytes. What a post then refuses is discarded by the caller: it would be nobody's.
  */
-export async function attachPostMedia(
-  deps: PostMediaDeps,
-  postId: string,
-  source: Readable,
-  context: CommandContext,
-): Promise<{ readonly position: Position | null }> {
-  const key = `posts/${postId}/${randomUUID()}`;
-  const stored = await storeUpload(source, { storage: deps.storage, caps: deps.caps, key });
-  try {
-    const dimensions = stored.kind === 'image' ? await imageDimensions(deps.storage, key, stored.size) : null;
-    const attachment = {
-      id: randomUUID(),
-      kind: attachmentKind[stored.kind],
-      storageKey: key,
-      contentType: stored.mime,
-      size: stored.size,
-      ...(dimensions ?? {}),
-    };
-    const at = new Date().toISOString();
-    const { position } = await handlePostCommand(
-      deps.store,
-      postId,
-      { type: 'addAttachment', attachment, at },
-      context,
-    );
-    return { position };
-  } catch (error) {
-    await deps.storage.delete(key).catch(() => undefined);
-    throw error;
-  }
+export function postMedia(storage: ObjectStorage, caps: UploadCaps) {
+  return {
+    async store(postId: string, source: Readable): Promise<StoredPostMedia> {
+      const key = `posts/${postId}/${randomUUID()}`;
+      const stored = await storeUpload(source, { storage, caps, key });
+      try {
+        const dimensions = stored.kind === 'image' ? await imageDimensions(storage, key, stored.size) : null;
+        return {
+          kind: attachmentKind[stored.kind],
+          storageKey: key,
+          contentType: stored.mime,
+          size: stored.size,
+          ...(dimensions ?? {}),
+        };
+      } catch (error) {
+        await storage.delete(key).catch(() => undefined);
+        throw error;
+      }
+    },
+    discard: (storageKey: string): Promise<void> => storage.delete(storageKey).catch(() => undefined),
+  };
 }

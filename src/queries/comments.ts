@@ -92,6 +92,15 @@ export async function findComment(db: CommonQueryMethods, id: string): Promise<C
   return db.maybeOne(sql.type(row)`${select} WHERE c.id = ${id}`);
 }
 
+/** A comment, when it belongs to that post of that channel. */
+export async function findPostComment(
+  db: CommonQueryMethods,
+  ref: { readonly channelId: string; readonly postId: string; readonly commentId: string },
+): Promise<CommentRow | null> {
+  const comment = await findComment(db, ref.commentId);
+  return comment?.postId === ref.postId && comment.channelId === ref.channelId ? comment : null;
+}
+
 /** Where a comment's image is, for serving it. */
 export async function commentImage(db: CommonQueryMethods, commentId: string) {
   return db.maybeOne(

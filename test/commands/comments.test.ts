@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type CommentCommand, commentDecider } from '../../src/commands/comments.ts';
-import { DomainError } from '../../src/commands/errors.ts';
+import {
+  type CommentCommand,
+  commentDecider,
+  decideNewComment,
+  withImage,
+} from '../../src/commands/comments.ts';
+import { DomainError } from '../../src/lib/domain-error.ts';
 import type { CommentEvent } from '../../src/events/comments.ts';
 import { specFor } from '../support/decider.ts';
 
@@ -44,11 +49,13 @@ describe('posting a comment', () => {
   it('is posted while the post is visible, comments are open and the author is not banned', () => {
     spec([]).when(post).then([posted]);
   });
-  it('keeps its image', () => {
+  it('is decided once, on the empty stream a new comment starts, and carries its picture once stored', () => {
     const image = { storageKey: 'comments/x', contentType: 'image/png', size: 10, width: 2, height: 3 };
-    spec([])
-      .when({ ...post, image })
-      .then([{ type: 'commentPosted', data: { ...postedData, image } }]);
+    expect(decideNewComment(post)).toEqual(posted);
+    expect(withImage(decideNewComment(post), image)).toEqual({
+      type: 'commentPosted',
+      data: { ...postedData, image },
+    });
   });
   it('is refused on a post clients cannot see (404)', () => {
     spec([])

@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConcurrencyExhaustedError, invalidTransition } from '../../src/commands/errors.ts';
 import {
+  appendEvents,
   type CommandContext,
+  ConcurrencyExhaustedError,
   type Decider,
   type EventCodec,
   handleCommand,
 } from '../../src/commands/handler.ts';
-import type { EventStore } from '../../src/events/store/port.ts';
+import { type EventStore, WrongExpectedRevisionError } from '../../src/events/store/port.ts';
+import { invalidTransition } from '../../src/lib/domain-error.ts';
 import { createPostgresEventStore } from '../../src/events/store/postgres.ts';
 import { createLogger } from '../../src/http/logger.ts';
 import { useTestDatabase } from '../support/database.ts';
@@ -51,16 +53,6 @@ const increment = (stream: string, by: number, options: Partial<Parameters<typeo
   handleCommand({ store, stream, decider: counter, codec, command: { by }, context: context(), ...options });
 
 describe('command handler', () => {
-  it('appends to a fresh stream without reading it, and goes the usual way if it exists after all', async () => {
-    const stream = `${freshCategory()}-fresh`;
-    const first = await increment(stream, 60, { freshStream: true });
-    expect(first.nextRevision).toBe(0n);
-    // The stream exists now: the blind try is refused, and the command reads, folds and decides.
-    await expect(increment(stream, 60, { freshStream: true })).rejects.toThrow(/would pass 100 \(it is 60\)/);
-    const second = await increment(stream, 40, { freshStream: true });
-    expect(second.nextRevision).toBe(1n);
-  });
-
   it('appends what the decider decided, with the envelope, and answers the revision and position', async () => {
     const stream = `${freshCategory()}-1`;
     const at = new Date('2026-11-01T10:00:00.000Z');
@@ -160,5 +152,64 @@ describe('command handler', () => {
     // Another command id is another command.
     await increment(stream, 1);
     expect((await store.readStream(stream)).length).toBe(2);
+  });
+});
+
+describe('appending without reading the stream', () => {
+  const decided: Incremented = { type: 'incremented', data: { by: 7 } };
+
+  it("starts a new stream with what was decided on the initial state, with the command's envelope", async () => {
+    const stream = `${freshCategory()}-new`;
+    const ctx = context();
+    const occurredAt = '2026-11-01T10:00:00.000Z';
+    const result = await appendEvents(store, stream, [decided], {
+      context: ctx,
+      codec,
+      expected: 'no_stream',
+      occurredAt,
+    });
+    expect(result.nextRevision).toBe(0n);
+    const [event] = await store.readStream(stream);
+    expect(event?.position).toEqual(result.position);
+    expect(event?.data).toEqual({ by: 7 });
+    expect(event?.metadata).toEqual({
+      actor: { type: 'admin', id: 'admin-1' },
+      correlationId: ctx.correlationId,
+      causationId: 'cause-1',
+      occurredAt,
+      schemaVersion: 3,
+    });
+  });
+
+  it('refuses to start a stream that exists, and appends nothing', async () => {
+    const stream = `${freshCategory()}-taken`;
+    await increment(stream, 1);
+    const occurredAt = new Date().toISOString();
+    await expect(
+      appendEvents(store, stream, [decided], {
+        context: context(),
+        codec,
+        expected: 'no_stream',
+        occurredAt,
+      }),
+    ).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    expect((await store.readStream(stream)).length).toBe(1);
+  });
+
+  it('appends to any stream when no rule decides, and the same command again appends nothing new', async () => {
+    const stream = `${freshCategory()}-any`;
+    await increment(stream, 1);
+    const ctx = context('idempotency-key\u0000user-1\u0000key-2');
+    const append = () =>
+      appendEvents(store, stream, [decided], {
+        context: ctx,
+        codec,
+        expected: 'any',
+        occurredAt: new Date().toISOString(),
+      });
+    const first = await append();
+    const again = await append();
+    expect(again.position).toEqual(first.position);
+    expect((await store.readStream(stream)).map((e) => e.data)).toEqual([{ by: 1 }, { by: 7 }]);
   });
 });

@@ -1,10 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ConcurrencyExhaustedError,
-  forbidden,
-  invalidTransition,
-  notFound,
-} from '../../src/commands/errors.ts';
+import { ConcurrencyExhaustedError } from '../../src/commands/handler.ts';
+import { forbidden, invalidTransition, notFound } from '../../src/lib/domain-error.ts';
 import { bearer, type RunningApp, startApp, TEST_SECRETS } from '../support/app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { sessionToken } from '../support/jwt.ts';

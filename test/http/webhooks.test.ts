@@ -8,6 +8,7 @@ import { saveUserContact } from '../../src/chat/user-contacts.ts';
 import { createLogger } from '../../src/http/logger.ts';
 import { errorsPlugin } from '../../src/http/plugins/errors.ts';
 import { supportWebhookRoutes } from '../../src/http/routes/webhooks/support.ts';
+import type { HttpServices } from '../../src/http/services.ts';
 import { createIntercomClient } from '../../src/integrations/intercom/client.ts';
 import {
   type IntercomSandbox,
@@ -51,16 +52,18 @@ async function startWebhookApp(
     isBuffer: Buffer.isBuffer(request.body),
     body: request.body,
   }));
-  await typed.register(supportWebhookRoutes, {
-    pool: db.pool,
-    clientSecret,
+  // Only what the webhook route reads of the services the app would give it.
+  const support = {
+    webhookSecret: clientSecret,
     inbox: {
       wake() {
         wakes += 1;
         inbox.wake();
       },
     },
-  });
+  };
+  typed.decorate('services', { pool: db.pool, support } as unknown as HttpServices);
+  await typed.register(supportWebhookRoutes);
   const url = await typed.listen({ host: '127.0.0.1', port: 0 });
   return { url, wakes: () => wakes, close: () => typed.close() };
 }

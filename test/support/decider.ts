@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { DomainError } from '../../src/commands/errors.ts';
+import { DomainError } from '../../src/lib/domain-error.ts';
 import { type Decider, type DomainEvent, fold } from '../../src/commands/handler.ts';
 
 /** Given/when/then over a pure decider: no store, no I/O. */

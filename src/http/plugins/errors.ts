@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { PasswordPolicyError } from '../../auth/admin-accounts.ts';
-import { ConcurrencyExhaustedError, DomainError } from '../../commands/errors.ts';
+import { ConcurrencyExhaustedError } from '../../commands/handler.ts';
+import { DomainError } from '../../lib/domain-error.ts';
 import { UploadRejected } from '../../files/types.ts';
 import { ProviderError } from '../../integrations/intercom/errors.ts';
 import { providerProblem } from '../../integrations/intercom/problem.ts';

@@ -1,27 +1,18 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findFile } from '../../files/file-records.ts';
-import type { DatabasePool } from '../../db/pool.ts';
 import { verifyFileLinkToken } from '../../files/signed-urls.ts';
-import type { ObjectStorage } from '../../integrations/storage/port.ts';
 import { sendFile } from '../file-replies.ts';
 import { HttpProblem, problemSchema } from '../problem.ts';
-
-export interface PublicFilesOptions {
-  readonly pool: DatabasePool;
-  readonly storage: ObjectStorage;
-  readonly secret: string;
-}
 
 /**
  * `GET /files/:id?t=`: the link the support provider gets for a chat attachment. No session: the token
  * is the permission, so a missing, malformed, wrong or expired one (or an unknown file) is one 403 that
  * tells nothing and serves nothing.
  */
-export const publicFilesRoutes: FastifyPluginAsyncZod<PublicFilesOptions> = async (
-  app,
-  { pool, storage, secret },
-) => {
+export const publicFilesRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { pool, storage, config } = app.services;
+  const secret = config.FILE_URL_SECRET;
   const refused = () => new HttpProblem(403, 'forbidden', 'This link is not valid.');
   app.get(
     '/files/:id',

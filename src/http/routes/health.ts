@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { sql } from 'slonik';
 import { z } from 'zod';
-import type { DatabasePool } from '../../db/pool.ts';
-import type { EventStore } from '../../events/store/port.ts';
+import { databaseAnswers } from '../../db/pool.ts';
+import { failedProjections } from '../../projections/status.ts';
 import { HttpProblem } from '../problem.ts';
 
 const READY_TIMEOUT_MS = 2_000;
@@ -16,37 +15,11 @@ function withinTimeout<T>(check: Promise<T>, fallback: T): Promise<T> {
   return Promise.race([check.catch(() => fallback), timeout]);
 }
 
-const databaseReachable = (pool: DatabasePool) =>
-  withinTimeout(
-    pool.oneFirst(sql.type(z.object({ ok: z.number() }))`SELECT 1 AS ok`).then((ok) => ok === 1),
-    false,
-  );
-
-/**
- * Which of the service's projections stopped on an event they cannot apply (whichever replica runs
- * them). A projection no longer in the code keeps its row, but no longer decides readiness.
- */
-const failedProjections = (pool: DatabasePool, names: readonly string[]) =>
-  withinTimeout(
-    pool.anyFirst(sql.type(z.object({ name: z.string() }))`
-      SELECT name FROM projections WHERE status = 'failed' AND name = ANY (${sql.array([...names], 'text')})
-      ORDER BY name`),
-    null,
-  );
-
 // Orchestrators probe these every few seconds; a success is not worth a log line each time.
 const logLevel = 'warn';
 
-export interface HealthOptions {
-  readonly pool: DatabasePool;
-  readonly store: EventStore;
-  readonly projections: readonly string[];
-}
-
-export const healthRoutes: FastifyPluginAsyncZod<HealthOptions> = async (
-  app,
-  { pool, store, projections },
-) => {
+export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { pool, store, projections } = app.services;
   const status = z.object({ status: z.string(), checks: z.record(z.string(), z.string()).optional() });
   app.get(
     '/health/live',
@@ -65,9 +38,10 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthOptions> = async (
     },
     async () => {
       const [database, eventStore, failed] = await Promise.all([
-        databaseReachable(pool),
+        withinTimeout(databaseAnswers(pool), false),
         withinTimeout(store.ping(), false),
-        failedProjections(pool, projections),
+        // A projection no longer in the code keeps its row, but no longer decides readiness.
+        withinTimeout(failedProjections(pool, projections), null),
       ]);
       const problems = [
         ...(database ? [] : ['the database is not reachable']),

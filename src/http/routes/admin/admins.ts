@@ -1,18 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { changeAccount, createAdmin, setPassword } from '../../../auth/admin-accounts.ts';
-import type { AdminSessions } from '../../../auth/admin-sessions.ts';
 import { roleSchema } from '../../../auth/permissions.ts';
 import { listAdmins } from '../../../auth/admin-users.ts';
-import type { DatabasePool } from '../../../db/pool.ts';
 import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
 import { problemSchema } from '../../problem.ts';
-import { adminErrors, adminSchema, adminSecurity, adminView, idParams, label } from './views.ts';
-
-export interface AdminsRouteOptions {
-  readonly pool: DatabasePool;
-  readonly sessions: AdminSessions;
-}
+import { adminSchema, adminView } from '../../views/admin/admins.ts';
+import { adminErrors, adminSecurity, idParams, label } from './conventions.ts';
 
 const email = z.email().max(254);
 const password = z.string().min(1).max(1024);
@@ -34,8 +28,9 @@ const tags = ['admin: admins'];
 const security = adminSecurity;
 const writeErrors = { ...adminErrors, 400: problemSchema, 404: problemSchema, 409: problemSchema };
 
-export const adminsRoutes: FastifyPluginAsyncZod<AdminsRouteOptions> = async (app, { pool, sessions }) => {
-  const deps = { pool, forget: sessions.forget };
+export const adminsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { pool, admin } = app.services;
+  const deps = { pool, forget: admin.sessions.forget };
 
   app.get(
     '/admins',

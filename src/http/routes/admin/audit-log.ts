@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { auditOutcomes, listAdminLogs } from '../../../auth/admin-logs.ts';
-import type { DatabasePool } from '../../../db/pool.ts';
 import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
 import { problemSchema } from '../../problem.ts';
-import { adminErrors, adminSecurity } from './views.ts';
+import { adminErrors, adminSecurity } from './conventions.ts';
 
 const entrySchema = z
   .object({
@@ -37,7 +36,8 @@ const query = z
     path: ['from'],
   });
 
-export const auditLogRoutes: FastifyPluginAsyncZod<{ pool: DatabasePool }> = async (app, { pool }) => {
+export const auditLogRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { pool } = app.services;
   app.get(
     '/audit-log',
     {

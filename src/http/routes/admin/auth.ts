@@ -1,22 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { attemptLogin, logoutEverywhere } from '../../../auth/admin-accounts.ts';
-import type { AdminSessions } from '../../../auth/admin-sessions.ts';
-import type { AdminTokens } from '../../../auth/admin-tokens.ts';
-import type { LoginThrottle } from '../../../integrations/rate-limiters/login-throttle.ts';
 import { MAX_PASSWORD_LENGTH } from '../../../auth/passwords.ts';
-import type { DatabasePool } from '../../../db/pool.ts';
 import { adminOf } from '../../plugins/admin-auth.ts';
-import { HttpProblem } from '../../problem.ts';
-import { problemSchema } from '../../problem.ts';
-import { adminErrors, adminSchema, adminSecurity, adminView } from './views.ts';
-
-export interface AuthRouteOptions {
-  readonly pool: DatabasePool;
-  readonly sessions: AdminSessions;
-  readonly tokens: AdminTokens;
-  readonly throttle: LoginThrottle;
-}
+import { HttpProblem, problemSchema } from '../../problem.ts';
+import { adminSchema, adminView } from '../../views/admin/admins.ts';
+import { adminErrors, adminSecurity } from './conventions.ts';
 
 // No format check on the email: every wrong login gets the same 401, whatever was wrong with it.
 const loginBody = z
@@ -35,8 +24,9 @@ const loginResponse = z
 
 const tags = ['admin: session'];
 
-export const authRoutes: FastifyPluginAsyncZod<AuthRouteOptions> = async (app, options) => {
-  const { pool, sessions, tokens, throttle } = options;
+export const authRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { pool } = app.services;
+  const { sessions, tokens, throttle } = app.services.admin;
 
   app.post(
     '/auth/login',

@@ -2,26 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { handleChannelCommand } from '../../../commands/channels.ts';
-import { notFound } from '../../../commands/errors.ts';
-import type { DatabasePool } from '../../../db/pool.ts';
+import { notFound } from '../../../lib/domain-error.ts';
 import {
   channelSettingsSchema,
   commentRateSchema,
   DEFAULT_AUTO_HIDE_REPORTS,
 } from '../../../events/channels.ts';
 import type { Position } from '../../../events/envelope.ts';
-import type { EventStore } from '../../../events/store/port.ts';
-import type { ProjectionWaiter } from '../../../projections/progress.ts';
 import { findChannel, listChannels } from '../../../queries/channels.ts';
 import { adminCommandContext } from '../../command-context.ts';
 import { problemSchema } from '../../problem.ts';
-import { adminErrors, adminSecurity, idParams } from './views.ts';
-
-export interface ChannelsRouteOptions {
-  readonly pool: DatabasePool;
-  readonly store: EventStore;
-  readonly waiter: ProjectionWaiter;
-}
+import { adminErrors, adminSecurity, idParams } from './conventions.ts';
 
 const channelSchema = channelSettingsSchema
   .extend({ id: z.uuid(), createdAt: z.iso.datetime(), updatedAt: z.iso.datetime() })
@@ -58,8 +49,8 @@ const tags = ['admin: channels'];
 const security = adminSecurity;
 const CHANNEL_PROJECTIONS = ['channels'];
 
-export const channelsRoutes: FastifyPluginAsyncZod<ChannelsRouteOptions> = async (app, options) => {
-  const { pool, store, waiter } = options;
+export const channelsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { pool, store, waiter } = app.services;
   // Read-your-writes: the answer shows the channel as the command left it.
   const channelAfter = async (position: Position | null, id: string) => {
     await waiter.waitFor(CHANNEL_PROJECTIONS, position);

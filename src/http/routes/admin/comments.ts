@@ -1,62 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { handleComment } from '../../../commands/comments.ts';
-import { invalidTransition, notFound } from '../../../commands/errors.ts';
-import type { DatabasePool } from '../../../db/pool.ts';
-import { commentStatusSchema, reportActionSchema, reportReasonSchema } from '../../../events/comments.ts';
-import type { EventStore } from '../../../events/store/port.ts';
-import type { ProjectionWaiter } from '../../../projections/progress.ts';
-import { channelComments, type CommentRow, findReport, listReports } from '../../../queries/comments.ts';
+import { invalidTransition, notFound } from '../../../lib/domain-error.ts';
+import { commentStatusSchema, reportActionSchema } from '../../../events/comments.ts';
+import { channelComments, findReport, listReports } from '../../../queries/comments.ts';
 import { adminOf } from '../../plugins/admin-auth.ts';
 import { adminCommandContext } from '../../command-context.ts';
 import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
 import { problemSchema } from '../../problem.ts';
-import { adminErrors, adminSecurity, idParams } from './views.ts';
-
-export interface AdminCommentsRouteOptions {
-  readonly pool: DatabasePool;
-  readonly store: EventStore;
-  readonly waiter: ProjectionWaiter;
-}
-
-const adminCommentSchema = z
-  .object({
-    id: z.uuid(),
-    channelId: z.uuid(),
-    postId: z.uuid(),
-    author: z.object({ userId: z.string(), isModerator: z.boolean() }),
-    text: z.string(),
-    image: z
-      .object({
-        contentType: z.string(),
-        width: z.number().int().optional(),
-        height: z.number().int().optional(),
-      })
-      .optional(),
-    status: commentStatusSchema,
-    openReports: z.number().int(),
-    createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime(),
-  })
-  .meta({ id: 'AdminComment' });
-
-const reportSchema = z
-  .object({
-    id: z.uuid(),
-    commentId: z.uuid(),
-    channelId: z.uuid(),
-    postId: z.uuid(),
-    reporterId: z.string(),
-    reason: reportReasonSchema,
-    note: z.string().optional(),
-    status: z.enum(['open', 'resolved']),
-    commentStatus: commentStatusSchema,
-    createdAt: z.iso.datetime(),
-    action: reportActionSchema.optional(),
-    resolvedAt: z.iso.datetime().optional(),
-    resolvedBy: z.object({ type: z.string(), id: z.string() }).optional(),
-  })
-  .meta({ id: 'CommentReport' });
+import { adminCommentSchema, adminCommentView, reportSchema } from '../../views/admin/comments.ts';
+import { adminErrors, adminSecurity, idParams } from './conventions.ts';
 
 const keyset = z.string().regex(/^[^|]+\|[0-9a-f-]{36}$/);
 const listQuery = z.object({
@@ -82,24 +35,9 @@ const splitKeyset = (cursor: string | undefined) => {
   return { at, id };
 };
 
-function adminCommentView(row: CommentRow & { readonly openReports: number }) {
-  return {
-    id: row.id,
-    channelId: row.channelId,
-    postId: row.postId,
-    author: { userId: row.authorId, isModerator: row.authorIsModerator },
-    text: row.text,
-    ...(row.image ? { image: row.image } : {}),
-    status: row.status,
-    openReports: row.openReports,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  };
-}
-
 /** API.md "Admin API > Moderation": channel comments, moderators' actions on them, the report queue. */
-export const adminCommentsRoutes: FastifyPluginAsyncZod<AdminCommentsRouteOptions> = async (app, options) => {
-  const { pool, store, waiter } = options;
+export const adminCommentsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { pool, store, waiter } = app.services;
 
   app.get(
     '/channels/:id/comments',

@@ -1,91 +1,28 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { notFound } from '../../../commands/errors.ts';
+import { notFound } from '../../../lib/domain-error.ts';
 import { moderate, type ModerationCommand } from '../../../commands/moderation.ts';
-import type { DatabasePool } from '../../../db/pool.ts';
-import type { EventStore } from '../../../events/store/port.ts';
-import type { ProjectionWaiter } from '../../../projections/progress.ts';
 import { findChannel } from '../../../queries/channels.ts';
-import { activeBans, channelModerators, moderationEvents } from '../../../queries/moderation.ts';
-import { replayModeration } from '../../../queries/moderation-replay.ts';
+import { activeBans, channelModerators } from '../../../queries/moderation.ts';
 import { adminCommandContext } from '../../command-context.ts';
-import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
 import { adminOf } from '../../plugins/admin-auth.ts';
 import { HttpProblem, problemSchema } from '../../problem.ts';
-import { adminErrors, adminSecurity, idParams } from './views.ts';
+import { banSchema } from '../../views/admin/moderation.ts';
+import { adminErrors, adminSecurity, idParams, userIdSchema } from './conventions.ts';
 
-export interface ModerationRouteOptions {
-  readonly pool: DatabasePool;
-  readonly store: EventStore;
-  readonly waiter: ProjectionWaiter;
-}
-
-const userIdSchema = z.string().trim().min(1).max(256);
-const banSchema = z
-  .object({
-    userId: z.string(),
-    until: z.iso.datetime().nullable(),
-    reason: z.string(),
-    bannedBy: z.object({ type: z.string(), id: z.string() }),
-    bannedAt: z.iso.datetime(),
-  })
-  .meta({ id: 'CommentBan' });
 const banBody = z.strictObject({
   userId: userIdSchema,
   until: z.iso.datetime({ offset: true }).optional().describe('Absent: until lifted'),
   reason: z.string().trim().min(1).max(500),
 });
 const userParams = idParams.extend({ userId: userIdSchema });
-const eventSchema = z
-  .object({
-    id: z.uuid(),
-    channelId: z.uuid(),
-    postId: z.uuid().nullable(),
-    commentId: z.uuid().nullable(),
-    userId: z.string().nullable(),
-    action: z.string(),
-    actor: z.object({ type: z.string(), id: z.string() }),
-    reason: z.string().nullable(),
-    detail: z.record(z.string(), z.unknown()),
-    occurredAt: z.iso.datetime(),
-  })
-  .meta({ id: 'ModerationEvent' });
-const eventsQuery = z.object({
-  channelId: z.uuid().optional(),
-  userId: userIdSchema.optional(),
-  commentId: z.uuid().optional(),
-  from: z.iso.datetime({ offset: true }).optional(),
-  to: z.iso.datetime({ offset: true }).optional(),
-  cursor: cursorParam(z.string().regex(/^\d{1,15}$/)).optional(),
-  limit: limitParam,
-});
-const replaySchema = z
-  .object({
-    channelId: z.uuid(),
-    asOf: z.iso.datetime(),
-    comments: z.array(
-      z.object({
-        id: z.uuid(),
-        postId: z.uuid(),
-        authorId: z.string(),
-        status: z.enum(['visible', 'hidden', 'deleted']),
-        createdAt: z.iso.datetime(),
-        reports: z.number().int(),
-        openReports: z.number().int(),
-      }),
-    ),
-    bans: z.array(z.object({ userId: z.string(), until: z.iso.datetime().nullable(), reason: z.string() })),
-    moderators: z.array(z.string()),
-  })
-  .meta({ id: 'ModerationReplay' });
-
 const tags = ['admin: moderation'];
 const security = adminSecurity;
 const MODERATION_PROJECTIONS = ['moderation'];
 
-/** API.md "Admin API > Moderation" (bans, comment moderators) and "Moderation history". */
-export const moderationRoutes: FastifyPluginAsyncZod<ModerationRouteOptions> = async (app, options) => {
-  const { pool, store, waiter } = options;
+/** API.md "Admin API > Moderation": bans and comment moderators. */
+export const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { pool, store, waiter } = app.services;
   const channelMustExist = async (id: string) => {
     if (!(await findChannel(pool, id))) throw notFound('No such channel.');
   };
@@ -227,70 +164,4 @@ export const moderationRoutes: FastifyPluginAsyncZod<ModerationRouteOptions> = a
       },
     });
   }
-
-  app.get(
-    '/moderation/events',
-    {
-      config: { access: 'moderation.read' },
-      schema: {
-        tags,
-        security,
-        summary: 'Moderation history, newest first (from the read model)',
-        description:
-          'Every moderation event: hides, unhides, deletes, reports, automatic hides (with the rule and the ' +
-          'threshold used), resolutions, bans, lifts, moderators assigned and revoked, and rejected comments ' +
-          '(their rule, a redacted snippet and a keyed hash only). `from` inclusive, `to` exclusive.',
-        querystring: eventsQuery,
-        response: {
-          200: z
-            .object({ items: z.array(eventSchema), nextCursor: z.string().nullable() })
-            .meta({ id: 'ModerationEventList' }),
-          400: problemSchema,
-          ...adminErrors,
-        },
-      },
-    },
-    async (request) => {
-      const { cursor, limit, ...filter } = request.query;
-      const rows = await moderationEvents(pool, {
-        ...filter,
-        beforeSeq: cursor === undefined ? undefined : Number(cursor),
-        limit: limit + 1,
-      });
-      const items = rows.slice(0, limit);
-      const last = items.at(-1);
-      return {
-        items: items.map(({ seq: _, ...event }) => event),
-        nextCursor: rows.length > limit && last ? encodeCursor(String(last.seq)) : null,
-      };
-    },
-  );
-
-  app.get(
-    '/moderation/replay',
-    {
-      config: { access: 'moderation.read' },
-      schema: {
-        tags,
-        security,
-        summary:
-          "A channel's comments, bans and moderators as they stood at an instant, from the event store",
-        description:
-          'Rebuilt from the event store alone, not from the read tables: every event recorded up to `asOf` ' +
-          '(now when absent), folded as the commands fold them.',
-        querystring: z.object({ channelId: z.uuid(), asOf: z.iso.datetime({ offset: true }).optional() }),
-        response: { 200: replaySchema, 400: problemSchema, ...adminErrors },
-      },
-    },
-    async (request) => {
-      const asOf = request.query.asOf === undefined ? new Date() : new Date(request.query.asOf);
-      const replayed = await replayModeration(store, request.query.channelId, asOf);
-      return {
-        ...replayed,
-        comments: [...replayed.comments],
-        bans: [...replayed.bans],
-        moderators: [...replayed.moderators],
-      };
-    },
-  );
 };

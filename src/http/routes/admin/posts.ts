@@ -2,61 +2,18 @@ import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { notFound } from '../../../commands/errors.ts';
+import { notFound } from '../../../lib/domain-error.ts';
 import { handlePostCommand, type PostCommand } from '../../../commands/posts.ts';
-import type { DatabasePool } from '../../../db/pool.ts';
-import type { Position } from '../../../events/envelope.ts';
 import { buttonSchema, MAX_BUTTONS, MAX_POST_TEXT, postStatusSchema } from '../../../events/posts.ts';
-import type { EventStore } from '../../../events/store/port.ts';
-import type { UploadCaps } from '../../../files/inspect.ts';
-import { attachPostMedia } from '../../../files/post-media.ts';
-import type { ObjectStorage } from '../../../integrations/storage/port.ts';
-import type { ProjectionWaiter } from '../../../projections/progress.ts';
 import { findChannel } from '../../../queries/channels.ts';
-import { postStats } from '../../../queries/post-stats.ts';
 import { findAdminPost, listAdminPosts } from '../../../queries/posts.ts';
 import { adminCommandContext } from '../../command-context.ts';
 import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
 import { HttpProblem, problemSchema } from '../../problem.ts';
-import { adminErrors, adminSecurity, idParams } from './views.ts';
-
-export interface PostsRouteOptions {
-  readonly pool: DatabasePool;
-  readonly store: EventStore;
-  readonly waiter: ProjectionWaiter;
-  readonly storage: ObjectStorage;
-  readonly uploadCaps: UploadCaps;
-}
-
-const adminPostSchema = z
-  .object({
-    id: z.uuid(),
-    channelId: z.uuid(),
-    status: postStatusSchema,
-    text: z.string(),
-    commentsEnabled: z.boolean(),
-    publishAt: z.iso.datetime().nullable(),
-    notify: z.boolean(),
-    publishedAt: z.iso.datetime().nullable(),
-    editedAt: z.iso.datetime().nullable(),
-    createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime(),
-    viewCount: z.number().int(),
-    commentCount: z.number().int(),
-    buttons: z.array(buttonSchema),
-    attachments: z.array(
-      z.object({
-        id: z.uuid(),
-        kind: z.enum(['image', 'video', 'file']),
-        contentType: z.string(),
-        size: z.number().int(),
-        width: z.number().int().nullable(),
-        height: z.number().int().nullable(),
-        durationMs: z.number().int().nullable(),
-      }),
-    ),
-  })
-  .meta({ id: 'AdminPost' });
+import { adminPostSchema } from '../../views/admin/posts.ts';
+import { adminErrors, adminSecurity, idParams } from './conventions.ts';
+import { attachMediaRoute, detachMediaRoute, type PostAfter } from './post-media.ts';
+import { postStatsRoute } from './post-stats.ts';
 
 // A button keeps its id across edits when the panel sends it back, so its clicks stay counted under it.
 const buttonInput = buttonSchema.extend({ id: z.uuid().optional(), label: z.string().trim().min(1).max(40) });
@@ -97,8 +54,9 @@ const writeErrors = { 400: problemSchema, 404: problemSchema, 409: problemSchema
 const POST_PROJECTIONS = ['posts'];
 const now = () => new Date().toISOString();
 
-export const postsRoutes: FastifyPluginAsyncZod<PostsRouteOptions> = async (app, options) => {
-  const { pool, store, waiter, storage, uploadCaps } = options;
+/** API.md "Admin API > Posts": drafts, their lifecycle, media and numbers, in the panel's order. */
+export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { pool, store, waiter, uploadCaps } = app.services;
   await app.register(multipart, {
     limits: {
       fileSize: Math.max(uploadCaps.file, uploadCaps.image, uploadCaps.video) + 1,
@@ -108,7 +66,7 @@ export const postsRoutes: FastifyPluginAsyncZod<PostsRouteOptions> = async (app,
     },
   });
   // Read-your-writes: the answer shows the post as the command left it.
-  const postAfter = async (position: Position | null, id: string) => {
+  const postAfter: PostAfter = async (position, id) => {
     await waiter.waitFor(POST_PROJECTIONS, position);
     const post = await findAdminPost(pool, id);
     if (!post) throw notFound('No such post.');
@@ -274,89 +232,9 @@ export const postsRoutes: FastifyPluginAsyncZod<PostsRouteOptions> = async (app,
     { permission: 'posts.publish', action: 'posts.unhide', summary: 'Shows a hidden post again' },
     () => ({ type: 'unhide', at: now() }),
   );
-  app.post(
-    '/posts/:postId/attachments',
-    {
-      config: { access: 'posts.write', audit: { action: 'posts.attach', target: 'post' } },
-      schema: {
-        tags,
-        security,
-        summary: 'Adds media to a post (multipart field `file`: an image, an MP4, a PDF or a text file)',
-        consumes: ['multipart/form-data'],
-        params: postParams,
-        response: { 200: adminPostSchema, 413: problemSchema, 415: problemSchema, ...writeErrors },
-      },
-    },
-    async (request) => {
-      const { postId } = request.params;
-      request.audit.targetId = postId;
-      const part = await request.file();
-      if (!part || part.fieldname !== 'file') {
-        throw new HttpProblem(400, 'validation_failed', 'Send one file in the multipart field `file`.');
-      }
-      const media = { store, storage, caps: uploadCaps };
-      const { position } = await attachPostMedia(media, postId, part.file, adminCommandContext(request));
-      return postAfter(position, postId);
-    },
-  );
-
-  const dayCounts = z.array(z.object({ day: z.string(), count: z.number().int() }));
-  app.get(
-    '/posts/:postId/stats',
-    {
-      config: { access: 'posts.write' },
-      schema: {
-        tags,
-        security,
-        summary: "A post's views and clicks per day (UTC), reactions by emoji and clicks by button",
-        params: postParams,
-        response: {
-          200: z
-            .object({
-              postId: z.uuid(),
-              views: z.object({ total: z.number().int(), byDay: dayCounts }),
-              reactions: z.record(z.string(), z.number().int()),
-              clicks: z.object({
-                total: z.number().int(),
-                byButton: z.array(
-                  z.object({ buttonId: z.uuid(), label: z.string().nullable(), count: z.number().int() }),
-                ),
-                byDay: dayCounts,
-              }),
-            })
-            .meta({ id: 'PostStats' }),
-          404: problemSchema,
-          ...adminErrors,
-        },
-      },
-    },
-    async (request) => {
-      const stats = await postStats(pool, request.params.postId);
-      if (!stats) throw notFound('No such post.');
-      return stats;
-    },
-  );
-
-  app.delete(
-    '/posts/:postId/attachments/:attachmentId',
-    {
-      config: { access: 'posts.write', audit: { action: 'posts.detach', target: 'post' } },
-      schema: {
-        tags,
-        security,
-        summary: 'Removes media from a post (its bytes stay, as the post history refers to them)',
-        params: postParams.extend({ attachmentId: z.uuid() }),
-        response: { 200: adminPostSchema, ...writeErrors },
-      },
-    },
-    async (request) => {
-      const { postId, attachmentId } = request.params;
-      request.audit.targetId = postId;
-      const command: PostCommand = { type: 'removeAttachment', attachmentId, at: now() };
-      const { position } = await handlePostCommand(store, postId, command, adminCommandContext(request));
-      return postAfter(position, postId);
-    },
-  );
+  attachMediaRoute(app, postAfter);
+  postStatsRoute(app);
+  detachMediaRoute(app, postAfter);
 
   lifecycle(
     'delete',

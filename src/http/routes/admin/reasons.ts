@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { notFound } from '../../../commands/errors.ts';
-import type { DatabasePool } from '../../../db/pool.ts';
+import { notFound } from '../../../lib/domain-error.ts';
 import {
   deleteReason,
   insertReason,
@@ -12,7 +11,7 @@ import {
   updateReason,
 } from '../../../chat/reasons.ts';
 import { problemSchema } from '../../problem.ts';
-import { adminErrors, adminSecurity, idParams, label } from './views.ts';
+import { adminErrors, adminSecurity, idParams, label } from './conventions.ts';
 
 const reasonSchema = z
   .object({
@@ -50,7 +49,8 @@ const tags = ['admin: reasons'];
 const security = adminSecurity;
 const writeErrors = { ...adminErrors, 400: problemSchema, 404: problemSchema };
 
-export const reasonsRoutes: FastifyPluginAsyncZod<{ pool: DatabasePool }> = async (app, { pool }) => {
+export const reasonsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { pool } = app.services;
   app.get(
     '/reasons',
     {

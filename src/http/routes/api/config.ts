@@ -1,18 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { DatabasePool } from '../../../db/pool.ts';
 import { activeReasons } from '../../../chat/reasons.ts';
 import { problemSchema } from '../../problem.ts';
-
-export interface ClientConfig {
-  readonly poll: { readonly chatMs: number; readonly commentsMs: number };
-  readonly limits: {
-    readonly maxFileBytes: number;
-    readonly maxImageBytes: number;
-    readonly maxVideoBytes: number;
-    readonly commentMaxLength: number;
-  };
-}
 
 const reasonItem = z.object({ id: z.string(), title: z.string() });
 const configSchema = z
@@ -28,10 +17,17 @@ const configSchema = z
   })
   .meta({ id: 'ClientConfig' });
 
-export const configRoutes: FastifyPluginAsyncZod<{ pool: DatabasePool; client: ClientConfig }> = async (
-  app,
-  { pool, client },
-) => {
+export const configRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { pool, config, uploadCaps } = app.services;
+  const client = {
+    poll: { chatMs: config.POLL_CHAT_MS, commentsMs: config.POLL_COMMENTS_MS },
+    limits: {
+      maxFileBytes: uploadCaps.file,
+      maxImageBytes: uploadCaps.image,
+      maxVideoBytes: uploadCaps.video,
+      commentMaxLength: config.COMMENT_MAX_LENGTH,
+    },
+  };
   app.get(
     '/config',
     {

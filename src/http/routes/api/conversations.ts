@@ -1,28 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import {
-  type ChatDeps,
-  conversationFor,
-  conversationsOf,
-  markRead,
-  sendMessage,
-} from '../../../chat/conversations.ts';
+import { conversationFor, conversationsOf, markRead, sendMessage } from '../../../chat/conversations.ts';
 import { conversationSchema, conversationSummarySchema } from '../../../chat/conversation-views.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { replyToProviderPoll, replyToProviderRecord } from '../../poll-freshness.ts';
-import {
-  notModified,
-  pollHeaders,
-  providerId,
-  sessionSecurity,
-  supportErrors,
-  supportTags,
-} from './support-schemas.ts';
-
-export interface ConversationRouteOptions {
-  readonly chat: ChatDeps;
-  readonly pollMs: number;
-}
+import { notModified, pollHeaders, sessionSecurity } from './conventions.ts';
+import { providerId, supportErrors, supportTags } from './support-schemas.ts';
 
 const params = z.object({ id: providerId });
 const tags = supportTags;
@@ -41,8 +24,9 @@ const newMessage = z
     path: ['reasonId'],
   });
 
-export const conversationRoutes: FastifyPluginAsyncZod<ConversationRouteOptions> = async (app, options) => {
-  const { chat, pollMs } = options;
+export const conversationRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { chat, config } = app.services;
+  const pollMs = config.POLL_CHAT_MS;
 
   app.get(
     '/conversations',

@@ -1,19 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { registerDevice, unregisterDevice } from '../../../commands/devices.ts';
-import type { DatabasePool } from '../../../db/pool.ts';
-import type { EventStore } from '../../../events/store/port.ts';
-import type { ProjectionWaiter } from '../../../projections/progress.ts';
 import { holdersOfToken } from '../../../queries/devices.ts';
 import { userCommandContext } from '../../command-context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { problemSchema } from '../../problem.ts';
-
-export interface DevicesRouteOptions {
-  readonly pool: DatabasePool;
-  readonly store: EventStore;
-  readonly waiter: ProjectionWaiter;
-}
+import { idempotencyKeyHeader as idempotencyKey, sessionSecurity as security } from './conventions.ts';
 
 // An FCM registration token is a long opaque string; a messenger chat id is an integer.
 const mobileToken = z.string().regex(/^[\x21-\x7e]{1,4096}$/, 'must be 1-4096 visible ASCII characters');
@@ -37,14 +29,10 @@ const errors = {
   429: problemSchema,
 };
 const tags = ['devices'];
-const security = [{ sessionJwt: [] }];
-const idempotencyKey = z.object({ 'idempotency-key': z.string().optional() });
 const DEVICE_PROJECTIONS = ['devices'];
 
-export const devicesRoutes: FastifyPluginAsyncZod<DevicesRouteOptions> = async (
-  app,
-  { pool, store, waiter },
-) => {
+export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { pool, store, waiter } = app.services;
   const holdersOf = (token: string) => holdersOfToken(pool, token);
 
   app.post(

@@ -1,27 +1,16 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { SupportServices } from '../../../wiring/support.ts';
 import { wipeContact } from '../../../chat/wipe-contact.ts';
-import type { DatabasePool } from '../../../db/pool.ts';
-import type { EventStore } from '../../../events/store/port.ts';
-import type { ProjectionWaiter } from '../../../projections/progress.ts';
-import { userCommandContext } from '../../command-context.ts';
-import { userOf } from '../../plugins/auth.ts';
-import { HttpProblem } from '../../problem.ts';
-import { providerId } from './support-schemas.ts';
+import { unregisterEveryDevice } from '../../../commands/devices.ts';
+import { emptyAllTables } from '../../../db/reset.ts';
 import { pushCategories } from '../../../push/dispatcher.ts';
 import { latestPushes } from '../../../push/push-log.ts';
-import { emptyAllTables } from '../../../db/reset.ts';
+import { devicesOfUser } from '../../../queries/devices.ts';
+import { userCommandContext } from '../../command-context.ts';
+import { userOf } from '../../plugins/auth.ts';
 import { limitParam } from '../../cursor.ts';
-import { problemSchema } from '../../problem.ts';
-
-export interface DevtoolsOptions {
-  readonly pool: DatabasePool;
-  readonly store: EventStore;
-  readonly waiter: ProjectionWaiter;
-  readonly support: SupportServices;
-  readonly resetAll: boolean;
-}
+import { HttpProblem, problemSchema } from '../../problem.ts';
+import { providerId } from './support-schemas.ts';
 
 const DEVICE_PROJECTIONS = ['devices'];
 
@@ -39,8 +28,9 @@ const pushSchema = z
   .meta({ id: 'DevtoolsPush' });
 
 /** Mounted only when ENABLE_DEVTOOLS=1 outside production (see http/routes/api/index.ts). */
-export const devtoolsRoutes: FastifyPluginAsyncZod<DevtoolsOptions> = async (app, options) => {
-  const { pool, resetAll, support } = options;
+export const devtoolsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { pool, store, waiter, support, config } = app.services;
+  const devices = { store, devicesOf: (userId: string) => devicesOfUser(pool, userId) };
   app.post(
     '/devtools/wipe-contact',
     {
@@ -53,8 +43,10 @@ export const devtoolsRoutes: FastifyPluginAsyncZod<DevtoolsOptions> = async (app
       },
     },
     async (request, reply) => {
-      const position = await wipeContact(options, userOf(request), userCommandContext(request));
-      await options.waiter.waitFor(DEVICE_PROJECTIONS, position);
+      const userId = userOf(request);
+      const { position } = await unregisterEveryDevice(devices, userId, userCommandContext(request));
+      await wipeContact({ pool, ...support }, userId);
+      await waiter.waitFor(DEVICE_PROJECTIONS, position);
       request.log.warn({ userId: request.userId }, 'devtools wipe-contact forgot a user');
       return reply.code(204).send(null);
     },
@@ -121,7 +113,7 @@ export const devtoolsRoutes: FastifyPluginAsyncZod<DevtoolsOptions> = async (app
     },
   );
 
-  if (resetAll) {
+  if (config.ENABLE_DEVTOOLS_RESET_ALL) {
     app.post(
       '/devtools/reset-all',
       {

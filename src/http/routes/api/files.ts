@@ -2,19 +2,10 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findFile } from '../../../files/file-records.ts';
-import type { DatabasePool } from '../../../db/pool.ts';
 import { storeChatAttachment } from '../../../files/chat-attachments.ts';
-import type { UploadCaps } from '../../../files/inspect.ts';
-import type { ObjectStorage } from '../../../integrations/storage/port.ts';
 import { sendFile } from '../../file-replies.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { HttpProblem, problemSchema } from '../../problem.ts';
-
-export interface FilesRouteOptions {
-  readonly pool: DatabasePool;
-  readonly storage: ObjectStorage;
-  readonly caps: UploadCaps;
-}
 
 const uploadedSchema = z
   .object({ id: z.uuid(), name: z.string(), contentType: z.string(), size: z.number().int() })
@@ -23,8 +14,8 @@ const uploadedSchema = z
 const tags = ['files'];
 const security = [{ sessionJwt: [] }];
 
-export const filesRoutes: FastifyPluginAsyncZod<FilesRouteOptions> = async (app, options) => {
-  const { pool, storage, caps } = options;
+export const filesRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { pool, storage, uploadCaps: caps } = app.services;
   await app.register(multipart, {
     // A backstop only: each type's own cap is enforced while the bytes stream (inspectUpload).
     limits: { fileSize: Math.max(caps.file, caps.image, caps.video) + 1, files: 1, fields: 0, parts: 2 },
@@ -59,7 +50,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRouteOptions> = async (app,
         throw new HttpProblem(400, 'validation_failed', 'Send one file in the multipart field `file`.');
       }
       try {
-        const file = await storeChatAttachment(options, ownerId, part);
+        const file = await storeChatAttachment({ pool, storage, caps }, ownerId, part);
         return await reply.code(201).send({
           id: file.id,
           name: file.name,

@@ -5,7 +5,6 @@ import {
   readNotificationSettings,
   updateNotificationSettings,
 } from '../../../push/notification-settings.ts';
-import type { DatabasePool } from '../../../db/pool.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { problemSchema } from '../../problem.ts';
 
@@ -21,10 +20,8 @@ const errors = { 400: problemSchema, 401: problemSchema, 429: problemSchema };
 const tags = ['settings'];
 const security = [{ sessionJwt: [] }];
 
-export const notificationSettingsRoutes: FastifyPluginAsyncZod<{ pool: DatabasePool }> = async (
-  app,
-  { pool },
-) => {
+export const notificationSettingsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { pool } = app.services;
   app.get(
     '/settings/notifications',
     {

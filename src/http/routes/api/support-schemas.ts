@@ -5,10 +5,7 @@ import { problemSchema } from '../../problem.ts';
 
 /** Intercom's ids: digits in practice, kept to a safe alphabet so a path can never be smuggled. */
 export const providerId = z.string().regex(/^[\w-]{1,64}$/, 'not a support id');
-export const pollHeaders = z.object({ 'if-none-match': z.string().max(200).optional() });
-export const notModified = z.null().describe('Not modified');
 export const supportTags = ['support'];
-export const sessionSecurity = [{ sessionJwt: [] }];
 /** Every support route may meet Intercom's refusal or outage (503 with Retry-After). */
 export const supportErrors = {
   400: problemSchema,

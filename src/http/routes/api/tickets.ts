@@ -1,29 +1,19 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { ChatDeps } from '../../../chat/conversations.ts';
 import { ticketFor, ticketsOf } from '../../../chat/tickets.ts';
 import { ticketSchema, ticketSummarySchema } from '../../../chat/ticket-views.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { replyToProviderPoll, replyToProviderRecord } from '../../poll-freshness.ts';
-import {
-  notModified,
-  pollHeaders,
-  providerId,
-  sessionSecurity,
-  supportErrors,
-  supportTags,
-} from './support-schemas.ts';
-
-export interface TicketRouteOptions {
-  readonly chat: ChatDeps;
-  readonly pollMs: number;
-}
+import { notModified, pollHeaders, sessionSecurity } from './conventions.ts';
+import { providerId, supportErrors, supportTags } from './support-schemas.ts';
 
 const tags = supportTags;
 const security = sessionSecurity;
 const errors = supportErrors;
 
-export const ticketRoutes: FastifyPluginAsyncZod<TicketRouteOptions> = async (app, { chat, pollMs }) => {
+export const ticketRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { chat, config } = app.services;
+  const pollMs = config.POLL_CHAT_MS;
   app.get(
     '/tickets',
     {

@@ -1,17 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { ChatDeps } from '../../../chat/conversations.ts';
 import { unreadOf } from '../../../chat/unread.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { replyToProviderPoll } from '../../poll-freshness.ts';
 import { problemSchema } from '../../problem.ts';
 
-export interface UnreadRouteOptions {
-  readonly chat: Pick<ChatDeps, 'cache' | 'contacts' | 'pool'>;
-  readonly pollMs: number;
-}
-
-export const unreadRoutes: FastifyPluginAsyncZod<UnreadRouteOptions> = async (app, { chat, pollMs }) => {
+export const unreadRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { chat, config } = app.services;
+  const pollMs = config.POLL_CHAT_MS;
   app.get(
     '/unread',
     {

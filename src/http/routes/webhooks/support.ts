@@ -2,17 +2,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { notificationEventSchema, toNotificationRecord } from '../../../chat/notifications.ts';
-import type { DatabasePool } from '../../../db/pool.ts';
 import { storeNotification } from '../../../chat/processed-events.ts';
 import { HttpProblem, problemSchema, unauthenticated } from '../../problem.ts';
-
-export interface SupportWebhookOptions {
-  readonly pool: DatabasePool;
-  /** SUPPORT_CLIENT_SECRET; with none, no delivery can be verified and every one is refused. */
-  readonly clientSecret: string | null;
-  /** Told after each stored delivery, so this replica's worker processes it at once. */
-  readonly inbox: { wake(): void };
-}
 
 /** Intercom's payloads are small; this leaves room for a conversation with many parts. */
 const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
@@ -49,10 +40,10 @@ const notAnEvent = () =>
  * Not wrapped in fastify-plugin on purpose: the raw-body JSON parser registered here must stay in this
  * plugin's scope, since every other route wants JSON parsed.
  */
-export const supportWebhookRoutes: FastifyPluginAsyncZod<SupportWebhookOptions> = async (
-  app,
-  { pool, clientSecret, inbox },
-) => {
+export const supportWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { pool, support } = app.services;
+  // SUPPORT_CLIENT_SECRET; with none, no delivery can be verified and every one is refused.
+  const clientSecret = support.webhookSecret;
   // The signature covers the exact bytes, so the body is kept as they came; it is parsed after verifying.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
@@ -95,7 +86,7 @@ export const supportWebhookRoutes: FastifyPluginAsyncZod<SupportWebhookOptions> 
         { notificationId: record.notificationId, topic: record.topic, duplicate: !stored },
         'support webhook stored',
       );
-      if (stored) inbox.wake();
+      if (stored) support.inbox.wake();
       return {};
     },
   );

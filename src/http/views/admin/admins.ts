@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { AdminIdentity } from '../../../auth/admin-sessions.ts';
 import { permissionSchema, permissionsOf, roleSchema } from '../../../auth/permissions.ts';
-import { problemSchema } from '../../problem.ts';
 
 export const adminSchema = z
   .object({
@@ -31,20 +30,3 @@ export function adminView(admin: AdminIdentity): AdminView {
     lastLoginAt: admin.lastLoginAt?.toISOString() ?? null,
   };
 }
-
-export const adminSecurity = [{ adminToken: [] }];
-
-/** The refusals every signed-in admin route can give. */
-export const adminErrors = { 401: problemSchema, 403: problemSchema } as const;
-
-export const idParams = z.object({ id: z.uuid() });
-
-/** A display name or title: trimmed, 1 to `max` characters, no control characters. */
-export const label = (max: number) =>
-  z
-    .string()
-    .trim()
-    .min(1)
-    .max(max)
-    // eslint-disable-next-line no-control-regex
-    .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');

@@ -1,5 +1,5 @@
 /**
- * A command refused by the domain. `kind` says what sort of refusal it is (the HTTP layer maps it to a
+ * A request refused by the domain (a command, an account rule, a record the caller does not own). `kind` says what sort of refusal it is (the HTTP layer maps it to a
  * status); `code` is the stable machine string of API.md (`conflict`, `already_rated`, `user_banned`, …).
  */
 export class DomainError extends Error {
@@ -25,13 +25,3 @@ export const invalidTransition = (message: string, code = 'conflict') =>
   new DomainError('invalid_transition', code, message);
 export const forbidden = (message: string, code = 'forbidden') => new DomainError('forbidden', code, message);
 export const notFound = (message: string) => new DomainError('not_found', 'not_found', message);
-export const banned = (until: string | null) =>
-  new DomainError('forbidden', 'user_banned', 'You are banned from commenting in this channel.', { until });
-
-/** The stream kept changing under the command: it gave up after the bounded number of attempts. */
-export class ConcurrencyExhaustedError extends Error {
-  constructor(stream: string, attempts: number) {
-    super(`stream ${stream} changed under ${attempts} attempts in a row`);
-    this.name = 'ConcurrencyExhaustedError';
-  }
-}

@@ -1,0 +1,79 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { createFeedCache } from '../../../queries/feed-cache.ts';
+import { feedPost } from '../../../queries/feed.ts';
+import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
+import { userOf } from '../../plugins/auth.ts';
+import { replyToPoll, replyToTaggedPoll } from '../../poll.ts';
+import { HttpProblem } from '../../problem.ts';
+import { postSchema } from '../../views/api/posts.ts';
+import {
+  channelParams,
+  clientErrors as errors,
+  notModified,
+  pollHeaders,
+  postParams,
+  sessionSecurity as security,
+} from './conventions.ts';
+
+const feedQuery = z.object({
+  before: cursorParam(z.string().regex(/^[^|]+\|[0-9a-f-]{36}$/)).optional(),
+  limit: limitParam,
+});
+const tags = ['channel'];
+const ITEMS = Buffer.from('{"items":');
+
+/** A channel's feed and its posts, as clients poll them. */
+export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { pool, versions, config } = app.services;
+  const feedPollMs = config.POLL_FEED_MS;
+  const feed = createFeedCache(pool, versions);
+
+  app.get(
+    '/channel/:id/posts',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Poll: a channel's published posts, newest first",
+        params: channelParams,
+        querystring: feedQuery,
+        headers: pollHeaders,
+        response: {
+          200: z
+            .object({ items: z.array(postSchema), nextCursor: z.string().nullable() })
+            .meta({ id: 'Feed' }),
+          304: notModified,
+          ...errors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { before = null, limit } = request.query;
+      const page = await feed.page({ channelId: request.params.id, userId: userOf(request), limit, before });
+      const nextCursor = JSON.stringify(page.before === null ? null : encodeCursor(page.before));
+      const json = () =>
+        Buffer.concat([ITEMS, page.itemsJson(), Buffer.from(`,"nextCursor":${nextCursor}}`)]);
+      return replyToTaggedPoll(request, reply, { etag: page.etag, json }, feedPollMs);
+    },
+  );
+
+  app.get(
+    '/channel/:id/posts/:postId',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Poll: one published post',
+        params: postParams,
+        headers: pollHeaders,
+        response: { 200: postSchema, 304: notModified, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const post = await feedPost(pool, request.params.id, request.params.postId, userOf(request));
+      if (!post) throw new HttpProblem(404, 'not_found', 'No such post.');
+      return replyToPoll(request, reply, post, feedPollMs);
+    },
+  );
+};

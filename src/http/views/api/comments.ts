@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import type { Tombstone } from '../../../queries/comments-cache.ts';
+import type { CommentRow } from '../../../queries/comments.ts';
+
+export const commentSchema = z
+  .object({
+    id: z.uuid(),
+    postId: z.uuid(),
+    author: z.object({ userId: z.string(), displayName: z.string().optional(), isModerator: z.boolean() }),
+    text: z.string(),
+    image: z
+      .object({ url: z.string(), width: z.number().int().optional(), height: z.number().int().optional() })
+      .optional(),
+    createdAt: z.iso.datetime(),
+    status: z.enum(['visible', 'hidden', 'deleted']),
+    mine: z.boolean(),
+  })
+  .meta({ id: 'Comment' });
+export const tombstoneSchema = z
+  .object({ id: z.uuid(), status: z.enum(['hidden', 'deleted']) })
+  .meta({ id: 'CommentTombstone' });
+
+/** What a comment's view is made from: a row of the read table, or a comment just posted. */
+export type CommentViewSource = Pick<
+  CommentRow,
+  'id' | 'postId' | 'channelId' | 'authorId' | 'authorIsModerator' | 'text' | 'image' | 'createdAt' | 'status'
+>;
+
+/** A comment as API.md gives it to one reader. */
+export function commentView(row: CommentViewSource, readerId: string) {
+  const { id, postId, channelId, image } = row;
+  return {
+    id,
+    postId,
+    author: { userId: row.authorId, isModerator: row.authorIsModerator },
+    text: row.text,
+    ...(image
+      ? {
+          image: {
+            url: `/api/channel/${channelId}/posts/${postId}/comments/${id}/image`,
+            ...(image.width === undefined ? {} : { width: image.width }),
+            ...(image.height === undefined ? {} : { height: image.height }),
+          },
+        }
+      : {}),
+    createdAt: row.createdAt,
+    status: row.status,
+    mine: row.authorId === readerId,
+  };
+}
+
+export const isTombstone = (item: CommentRow | Tombstone): item is Tombstone => !('authorId' in item);
