@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hash, type Options, parseOptions, verify } from '@node-rs/argon2';
 
-// argon2id with 64 MiB and 3 passes (RFC 9106's second recommendation, one lane): one verification
-// takes about 100 ms (median 97.5 ms) on the two-core reference machine (bench/results/admin.md).
+// argon2id with 64 MiB and 3 passes (RFC 9106's second recommendation, one lane); decision 012 says
+// what one verification costs.
 // The binding's default algorithm is argon2id; its enum is a const enum, out of reach here.
 const ARGON2ID = 2;
 export const PASSWORD_HASH_OPTIONS = {

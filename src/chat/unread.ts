@@ -1,6 +1,5 @@
-import { ticketsSeen } from './support-reads.ts';
-import { channelsForUser } from '../queries/channels.ts';
 import { type ChatDeps, conversationsOf } from './conversations.ts';
+import { ticketsSeen } from './support-reads.ts';
 import { ticketsOf } from './tickets.ts';
 
 export interface Unread {
@@ -12,18 +11,23 @@ export interface Unread {
   readonly channels: Record<string, number>;
 }
 
+export interface UnreadDeps extends Pick<ChatDeps, 'cache' | 'contacts' | 'pool'> {
+  /** The user's unread posts by channel (a query of the channel's read tables). */
+  channelsUnread(userId: string): Promise<Record<string, number>>;
+}
+
 /** The badges of API.md's `/api/unread`, from the support cache and the channel read tables. */
-export async function unreadOf(deps: Pick<ChatDeps, 'cache' | 'contacts' | 'pool'>, userId: string) {
+export async function unreadOf(deps: UnreadDeps, userId: string) {
   const [conversations, tickets, seen, channels] = await Promise.all([
     conversationsOf(deps, userId),
     ticketsOf(deps, userId),
     ticketsSeen(deps.pool, userId),
-    channelsForUser(deps.pool, userId),
+    deps.channelsUnread(userId),
   ]);
   const unread: Unread = {
     conversations: conversations.items.reduce((sum, c) => sum + c.unreadCount, 0),
     tickets: tickets.items.filter((t) => (seen.get(t.id)?.getTime() ?? -1) < Date.parse(t.updatedAt)).length,
-    channels: Object.fromEntries(channels.map((c) => [c.id, c.unread])),
+    channels,
   };
   const freshness = {
     stale: conversations.freshness.stale || tickets.freshness.stale,

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { type ReplayedChannel, replayModeration } from '../queries/moderation-replay.ts';
+import { type ReplayedChannel, replayModeration } from '../commands/moderation-replay.ts';
 import { withSession } from './database.ts';
 
 export const moderationUsage = `  moderation replay --channel <id> [--as-of <ISO time>]

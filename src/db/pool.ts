@@ -28,9 +28,9 @@ export function createDatabasePool(url: string, options: PoolOptions = {}): Prom
     interceptors: [validateRows],
     maxPoolSize: options.maximumPoolSize ?? 10,
     // slonik's default runs DISCARD ALL whenever a connection returns to the pool: a second round trip
-    // for every query (it halved throughput in bench/). The service keeps no session state on pooled
-    // connections (no SET, temp tables, LISTEN or session advisory locks); code that ever does must
-    // take a dedicated connection and clean up after itself.
+    // for every query (decision 006). The service keeps no session state on pooled connections (no SET,
+    // temp tables, LISTEN or session advisory locks); code that ever does must take a dedicated
+    // connection and clean up after itself.
     resetConnection: () => Promise.resolve(),
     statementTimeout: 30_000,
     connectionTimeout: 10_000,

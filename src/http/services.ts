@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import { type AdminSessions, adminSessions } from '../auth/admin-sessions.ts';
 import { type AdminTokens, adminTokens } from '../auth/admin-tokens.ts';
 import type { ChatDeps } from '../chat/conversations.ts';
+import type { UnreadDeps } from '../chat/unread.ts';
 import type { IntercomSandbox } from '../integrations/intercom/sandbox/index.ts';
 import type { CommentPostingPorts } from '../commands/comment-posting.ts';
 import type { PostMediaPorts } from '../commands/posts.ts';
@@ -19,6 +20,7 @@ import { slowMode } from '../integrations/rate-limiters/slow-mode.ts';
 import type { ObjectStorage } from '../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../projections/progress.ts';
 import { createReadVersions, type LocalProjections, type ReadVersions } from '../projections/read-version.ts';
+import { channelsForUser } from '../queries/channels.ts';
 import { createPostingContextLookup } from '../queries/comments.ts';
 
 /** What the routes use of the support services that wiring/support.ts starts. */
@@ -63,8 +65,8 @@ export interface HttpServices extends Omit<AppDependencies, 'localProjections' |
   readonly uploadCaps: UploadCaps;
   /** The read versions the feed and comment caches key on. */
   readonly versions: ReadVersions;
-  /** The support chat's reads and writes. */
-  readonly chat: ChatDeps;
+  /** The support chat's reads and writes (and the channels' unread counts, for the badges). */
+  readonly chat: ChatDeps & UnreadDeps;
   readonly commentPosting: CommentPostingPorts;
   readonly postMedia: PostMediaPorts;
   readonly admin: {
@@ -118,6 +120,8 @@ export function createHttpServices(deps: AppDependencies): HttpServices {
         publicBaseUrl: () => publicBaseUrl ?? support.serviceUrl(),
         ttlSeconds: config.FILE_URL_TTL_MINUTES * 60,
       },
+      channelsUnread: async (userId) =>
+        Object.fromEntries((await channelsForUser(pool, userId)).map((c) => [c.id, c.unread])),
     },
     commentPosting: {
       store,

@@ -1,4 +1,4 @@
 import type { Processor } from './processor.ts';
 
-/** Every processor the service runs; later issues add theirs (push on publish, provider note on CSAT). */
+/** Every processor the service runs: none yet (a push on publish and a provider note on CSAT will be). */
 export const allProcessors: readonly Processor[] = [];

@@ -18,7 +18,8 @@ export interface ProjectionWaiter {
   waitFor(names: readonly string[], position: Position | null, timeoutMs?: number): Promise<boolean>;
 }
 
-const POLL_MS = 20;
+/** How long a waiter sleeps before it looks at the checkpoints again, absent any progress event. */
+const RECHECK_MS = 20;
 export const READ_YOUR_WRITES_TIMEOUT_MS = 2_000;
 
 /**
@@ -63,7 +64,7 @@ export function createProjectionWaiter(pool: DatabasePool, runner?: LocalRunner)
             resume(why);
           };
           const onProgress = finish('progress');
-          const timer = setTimeout(finish('quiet'), Math.min(POLL_MS, left));
+          const timer = setTimeout(finish('quiet'), Math.min(RECHECK_MS, left));
           progress?.on('progress', onProgress);
         });
         read = woke === 'quiet' || !leadsAll(names);

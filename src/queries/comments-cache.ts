@@ -38,8 +38,8 @@ export interface CommentsCache {
 interface CachedPage {
   readonly rows: readonly CommentRow[];
   readonly next: number;
-  /** The tag for a reader (`r`) and a moderator (`m`) who wrote none of the page's comments. */
-  readonly etags: { readonly r: string; readonly m: string };
+  /** The tag for a reader and for a moderator (who also sees hidden comments), neither an author on the page. */
+  readonly etags: { readonly reader: string; readonly moderator: string };
   /** For each author on the page, a digest of where their comments are (what `mine` changes with). */
   readonly authors: ReadonlyMap<string, string>;
 }
@@ -52,7 +52,7 @@ function cachedPage(rows: readonly CommentRow[], next: number): CachedPage {
     positions.set(row.authorId, [...(positions.get(row.authorId) ?? []), i]);
   });
   const authors = new Map([...positions].map(([author, at]) => [author, digest(at.join(), 22)]));
-  return { rows, next, etags: { r: `W/"${hash}.r"`, m: `W/"${hash}.m"` }, authors };
+  return { rows, next, etags: { reader: `W/"${hash}.r"`, moderator: `W/"${hash}.m"` }, authors };
 }
 
 /** Every projection a comment poll's answer comes from. */
@@ -121,7 +121,7 @@ export function createCommentsCache(pool: DatabasePool, versions: ReadVersions):
             ? row
             : { id: row.id, status: row.status },
         );
-      const etag = withHidden ? page.etags.m : page.etags.r;
+      const etag = withHidden ? page.etags.moderator : page.etags.reader;
       const mine = page.authors.get(userId);
       return {
         etag: mine === undefined ? etag : `${etag.slice(0, -1)}.${mine}"`,

@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import { type CommonQueryMethods, sql } from 'slonik';
 import { z } from 'zod';
 import { commentStatusSchema, reportActionSchema, reportReasonSchema } from '../events/comments.ts';
-import { isoInstant } from './post-parts.ts';
+import { isoInstant } from './iso-instant.ts';
 
 const row = z
   .object({

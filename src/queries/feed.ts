@@ -1,6 +1,7 @@
 import { type CommonQueryMethods, sql } from 'slonik';
 import { z } from 'zod';
-import { isoInstant, postPartsColumns, postPartsRow } from './post-parts.ts';
+import { isoInstant } from './iso-instant.ts';
+import { buttonsAndAttachmentsColumns, buttonsAndAttachmentsRow } from './post-buttons-and-attachments.ts';
 
 const iso = isoInstant;
 const row = z
@@ -13,7 +14,7 @@ const row = z
     view_count: z.number(),
     comment_count: z.number(),
     comments_enabled: z.boolean(),
-    ...postPartsRow,
+    ...buttonsAndAttachmentsRow,
     counts: z.record(z.string(), z.number()),
   })
   .transform((r) => ({
@@ -51,7 +52,7 @@ const select = sql.fragment`
   SELECT p.id, p.channel_id, p.text, p.published_at, p.edited_at, p.view_count,
     COALESCE((SELECT n.count FROM post_comment_counts n WHERE n.post_id = p.id), 0) AS comment_count,
     p.comments_enabled,
-    ${postPartsColumns},
+    ${buttonsAndAttachmentsColumns},
     COALESCE((SELECT json_object_agg(c.emoji, c.count ORDER BY c.emoji)
       FROM post_reaction_counts c WHERE c.post_id = p.id AND c.count > 0), '{}') AS counts
   FROM channel_posts p`;

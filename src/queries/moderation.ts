@@ -1,6 +1,6 @@
 import { type CommonQueryMethods, sql } from 'slonik';
 import { z } from 'zod';
-import { isoInstant } from './post-parts.ts';
+import { isoInstant } from './iso-instant.ts';
 
 export async function isCommentModerator(
   db: CommonQueryMethods,

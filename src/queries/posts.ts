@@ -1,6 +1,7 @@
 import { type CommonQueryMethods, sql } from 'slonik';
 import { z } from 'zod';
-import { isoInstant, postPartsColumns, postPartsRow } from './post-parts.ts';
+import { isoInstant } from './iso-instant.ts';
+import { buttonsAndAttachmentsColumns, buttonsAndAttachmentsRow } from './post-buttons-and-attachments.ts';
 import { postStatusSchema } from '../events/posts.ts';
 
 const iso = isoInstant;
@@ -19,7 +20,7 @@ const row = z
     updated_at: iso,
     view_count: z.number(),
     comment_count: z.number(),
-    ...postPartsRow,
+    ...buttonsAndAttachmentsRow,
   })
   .transform((r) => ({
     id: r.id,
@@ -44,7 +45,7 @@ const select = sql.fragment`
   SELECT p.id, p.channel_id, p.status, p.text, p.comments_enabled, p.publish_at, p.notify, p.published_at,
     p.edited_at, p.created_at, p.updated_at, p.view_count,
     COALESCE((SELECT n.count FROM post_comment_counts n WHERE n.post_id = p.id), 0) AS comment_count,
-    ${postPartsColumns}
+    ${buttonsAndAttachmentsColumns}
   FROM channel_posts p`;
 
 export async function findAdminPost(db: CommonQueryMethods, id: string): Promise<AdminPostView | null> {

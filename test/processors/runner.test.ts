@@ -154,7 +154,7 @@ describe('processor runner', () => {
   const logger = createLogger('debug', { write: (line: string) => void logLines.push(line) });
 
   beforeAll(async () => {
-    store = createPostgresEventStore({ connectionString: db.url, logger: silent, pollIntervalMs: 50 });
+    store = createPostgresEventStore({ connectionString: db.url, logger: silent, recheckIntervalMs: 50 });
     target = await startTarget();
   });
   afterEach(async () => {
@@ -584,7 +584,7 @@ function childRunner(databaseUrl: string, name: string, category: string, target
     const { createLogger } = await import(${src('http/logger.ts')});
     const url = ${JSON.stringify(databaseUrl)};
     const logger = createLogger('silent');
-    const store = createPostgresEventStore({ connectionString: url, logger, pollIntervalMs: 50 });
+    const store = createPostgresEventStore({ connectionString: url, logger, recheckIntervalMs: 50 });
     const pool = await createDatabasePool(url, { maximumPoolSize: 2 });
     startProcessorRunner({
       pool, store, connectionString: url, logger, lockRetryMs: 50,

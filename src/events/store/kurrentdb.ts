@@ -1,32 +1,7 @@
 /**
- * The KurrentDB adapter of the event store port (ARCHITECTURE.md, "Event store"), over
- * `@kurrent/kurrentdb-client`. Written against KurrentDB 25.x/26.x.
- *
- * Idempotent appends. KurrentDB answers an append whose event ids it recognises exactly as it answered
- * the original one: same revision, same position, no flag telling the two apart (IndexWriter.CheckCommit
- * and RequestManagerBase.ReturnCommitAt in KurrentDB's source). Its own check only covers a retry sent
- * with the same expected revision (or, for `any`, ids still in its in-memory cache); a retry that re-read
- * the stream first, and so expects the revision its first attempt produced, would be written twice. So
- * an append with `no_stream` or a revision first reads the few revisions where the batch can already
- * stand: right after the expected revision (a plain retry) or right up to it (a retry that re-read).
- * All ids there, in order: nothing is sent and the original result comes back with `written: false`.
- * Only some of them: refused, as the PostgreSQL store does. That read is the price of an exact
- * `written` (two round trips instead of one); the server's answer alone cannot give it. A
- * wrong-expected-version answer reads the window again before it becomes a WrongExpectedRevisionError,
- * since a concurrent retry of the same ids may have landed between the read and the append.
- * `any` appends (high-volume streams, deduplicated downstream) keep one round trip and the server's
- * best-effort check: a retry it deduplicates answers the original revision and position, but
- * `written: true`. Two concurrent first attempts of one batch are stored once; the second answers like
- * the first (`written: true`) or, while the first is not yet indexed, times out and is retried.
- *
- * Positions. On current servers every appended event commits itself: its $all position has commit =
- * prepare = its log position, and an append answers its last event's position in that same form.
- * readAll's `fromPosition` is inclusive (the event at `after` comes back and is dropped here);
- * subscribeToAll's is exclusive.
- *
- * Subscriptions. The client does not resume a dropped subscription, so `subscribe` runs its own loop:
- * it reopens subscribeToAll after the last delivered event with exponential backoff, and drops anything
- * at or before that position, so that each event is delivered once, in order.
+ * The KurrentDB adapter of the event store port, over `@kurrent/kurrentdb-client` (KurrentDB 25.x/26.x).
+ * Decision 010 says how retried appends are told apart, how positions are read and why subscriptions
+ * resume themselves.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import {

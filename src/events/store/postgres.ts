@@ -11,8 +11,8 @@ export interface PostgresEventStoreOptions {
   readonly logger: Logger;
   readonly upcast?: Upcast;
   readonly poolSize?: number;
-  /** The fallback poll of live subscriptions, should a notification be lost. */
-  readonly pollIntervalMs?: number;
+  /** How often a live subscription reads again without a notification, should one be lost. */
+  readonly recheckIntervalMs?: number;
 }
 
 const NOTIFY_CHANNEL = 'event_store';
@@ -65,7 +65,7 @@ const HEAD_OF_CATEGORIES = `SELECT h.transaction_text, h.global_position
 export function createPostgresEventStore(options: PostgresEventStoreOptions): EventStore {
   const { logger } = options;
   const upcast = options.upcast ?? noUpcast;
-  const pollIntervalMs = options.pollIntervalMs ?? 250;
+  const recheckIntervalMs = options.recheckIntervalMs ?? 250;
   const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
   pool.on('error', (error) => {
     logger.warn({ err: error }, 'event store: idle connection lost');
@@ -133,7 +133,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
           const { signal } = options;
           while (!signal.aborted) {
             // Listen before reading, so a commit between the read and the wait is not missed.
-            const next = wake.next(pollIntervalMs, signal, options.categories);
+            const next = wake.next(recheckIntervalMs, signal, options.categories);
             let batch: RecordedEvent[];
             try {
               batch = await readAll({ after, categories: options.categories, maxCount: batchSize });
@@ -219,7 +219,7 @@ const payloadOf = (categories: ReadonlySet<string>): string => {
 
 /**
  * One LISTEN connection per store, shared by every subscription in the process. It connects lazily
- * and reconnects after a drop; while it is down, subscriptions fall back to their poll. A notification
+ * and reconnects after a drop; while it is down, subscriptions fall back to their timed re-reads. A notification
  * wakes only the subscriptions that read a category it names: under load, waking every projection for
  * every append would cost a read each that finds nothing.
  */
@@ -238,7 +238,10 @@ function createWakeups(connectionString: string, pool: pg.Pool, logger: Logger):
     pool
       .query(NOTIFY, [payload])
       .catch((error: unknown) => {
-        logger.warn({ err: error }, 'event store: cannot notify; subscribers elsewhere fall back to polling');
+        logger.warn(
+          { err: error },
+          'event store: cannot notify; subscribers elsewhere fall back to timed re-reads',
+        );
       })
       .finally(() => {
         // Each NOTIFY takes a transaction id: a short gap keeps a busy writer from using one per append.
@@ -284,7 +287,7 @@ function createWakeups(connectionString: string, pool: pg.Pool, logger: Logger):
         if (closed) await c.end();
         else client = c;
       } catch (error) {
-        logger.warn({ err: error }, 'event store: cannot LISTEN; polling only');
+        logger.warn({ err: error }, 'event store: cannot LISTEN; timed re-reads only');
         await c.end().catch(() => undefined);
       } finally {
         connecting = undefined;

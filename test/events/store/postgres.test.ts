@@ -14,7 +14,7 @@ const logger = createLogger('silent');
 
 describeEventStoreContract('postgres', async () => {
   const db = await createTestDatabase();
-  const store = createPostgresEventStore({ connectionString: db.url, logger, pollIntervalMs: 100 });
+  const store = createPostgresEventStore({ connectionString: db.url, logger, recheckIntervalMs: 100 });
   return {
     store,
     cleanup: async () => {
@@ -46,7 +46,7 @@ describe('postgres event store: ordering under transactions that commit out of o
   }
 
   const withStore = async (body: (store: EventStore) => Promise<void>) => {
-    const store = createPostgresEventStore({ connectionString: db.url, logger, pollIntervalMs: 50 });
+    const store = createPostgresEventStore({ connectionString: db.url, logger, recheckIntervalMs: 50 });
     try {
       await body(store);
     } finally {
@@ -187,7 +187,7 @@ describe('postgres event store: appends made together go as one group', () => {
 
   const withStores = async (count: number, body: (...stores: EventStore[]) => Promise<void>) => {
     const stores = Array.from({ length: count }, () =>
-      createPostgresEventStore({ connectionString: db.url, logger, pollIntervalMs: 50 }),
+      createPostgresEventStore({ connectionString: db.url, logger, recheckIntervalMs: 50 }),
     );
     try {
       await body(...stores);
@@ -377,8 +377,16 @@ describe('postgres event store: notifications name the categories appended to', 
   }
 
   it("wakes another process's subscription of the category appended to, and no other", async () => {
-    const reader = createPostgresEventStore({ connectionString: db.url, logger, pollIntervalMs: NO_POLL_MS });
-    const writer = createPostgresEventStore({ connectionString: db.url, logger, pollIntervalMs: NO_POLL_MS });
+    const reader = createPostgresEventStore({
+      connectionString: db.url,
+      logger,
+      recheckIntervalMs: NO_POLL_MS,
+    });
+    const writer = createPostgresEventStore({
+      connectionString: db.url,
+      logger,
+      recheckIntervalMs: NO_POLL_MS,
+    });
     const raw = new pg.Client({ connectionString: db.url });
     await raw.connect();
     const [mine, other] = [freshCategory(), freshCategory()];

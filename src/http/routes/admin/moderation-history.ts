@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { moderationEvents } from '../../../queries/moderation.ts';
-import { replayModeration } from '../../../queries/moderation-replay.ts';
+import { replayModeration } from '../../../commands/moderation-replay.ts';
 import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
 import { problemSchema } from '../../problem.ts';
 import { moderationEventSchema, moderationReplaySchema } from '../../views/admin/moderation.ts';

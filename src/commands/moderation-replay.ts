@@ -1,5 +1,5 @@
-import { commentDecider, type CommentState } from '../commands/comments.ts';
-import { banHolds, moderationDecider, type ModerationState } from '../commands/moderation.ts';
+import { commentDecider, type CommentState } from './comments.ts';
+import { banHolds, moderationDecider, type ModerationState } from './moderation.ts';
 import { COMMENTS_CATEGORY, type CommentEvent, commentCodec, commentOfStream } from '../events/comments.ts';
 import type { Position, RecordedEvent } from '../events/envelope.ts';
 import { moderationCodec, moderationStream } from '../events/moderation.ts';
