@@ -28,7 +28,7 @@ describe('channel decider', () => {
     given([]).when({ type: 'create', settings, at: T0 }).then([created]);
     given([created])
       .when({ type: 'create', settings, at: T1 })
-      .thenRefuses('invalid_transition', /exists/);
+      .thenRefuses('invalid_transition', { message: /exists/ });
   });
 
   it('records only what an edit changes, and nothing when nothing does', () => {

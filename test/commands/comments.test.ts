@@ -5,11 +5,10 @@ import {
   decideNewComment,
   withImage,
 } from '../../src/commands/comments.ts';
-import { DomainError } from '../../src/lib/domain-error.ts';
 import type { CommentEvent } from '../../src/events/comments.ts';
 import { specFor } from '../support/decider.ts';
 
-const spec = specFor(commentDecider);
+const given = specFor(commentDecider);
 const at = '2026-11-23T10:00:00.000Z';
 const channelId = '0195e7a4-0000-7000-8000-0000000000aa';
 const postId = '0195e7a4-0000-7000-8000-0000000000bb';
@@ -47,7 +46,7 @@ const report = (n: number, reporterId = `r${n}`, autoHideThreshold = 3): Comment
 
 describe('posting a comment', () => {
   it('is posted while the post is visible, comments are open and the author is not banned', () => {
-    spec([]).when(post).then([posted]);
+    given([]).when(post).then([posted]);
   });
   it('is decided once, on the empty stream a new comment starts, and carries its picture once stored', () => {
     const image = { storageKey: 'comments/x', contentType: 'image/png', size: 10, width: 2, height: 3 };
@@ -58,109 +57,100 @@ describe('posting a comment', () => {
     });
   });
   it('is refused on a post clients cannot see (404)', () => {
-    spec([])
+    given([])
       .when({ ...post, postVisible: false })
       .thenRefuses('not_found');
   });
   it('is refused when comments are closed (403 comments_closed)', () => {
-    let error: unknown;
-    try {
-      commentDecider.decide({ ...post, commentsEnabled: false }, commentDecider.initialState);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toMatchObject({ kind: 'forbidden', code: 'comments_closed' });
+    given([])
+      .when({ ...post, commentsEnabled: false })
+      .thenRefuses('forbidden', { code: 'comments_closed' });
   });
   it.each([['2026-11-24T00:00:00.000Z'], [null]])(
     'is refused to a banned author, saying until %s',
     (until) => {
-      let error: unknown;
-      try {
-        commentDecider.decide({ ...post, ban: { until } }, commentDecider.initialState);
-      } catch (e) {
-        error = e;
-      }
-      expect(error).toBeInstanceOf(DomainError);
-      expect(error).toMatchObject({ kind: 'forbidden', code: 'user_banned', extensions: { until } });
+      given([])
+        .when({ ...post, ban: { until } })
+        .thenRefuses('forbidden', { code: 'user_banned', extensions: { until } });
     },
   );
   it('cannot be posted twice into one stream', () => {
-    spec([posted]).when(post).thenRefuses('invalid_transition');
+    given([posted]).when(post).thenRefuses('invalid_transition');
   });
 });
 
 describe("the author's delete", () => {
   it('deletes a visible or hidden comment, saying which it was', () => {
-    spec([posted])
+    given([posted])
       .when({ type: 'deleteOwn', userId: 'ann', at })
       .then([{ type: 'commentDeletedByAuthor', data: { previousStatus: 'visible', at } }]);
-    spec([posted, hidden])
+    given([posted, hidden])
       .when({ type: 'deleteOwn', userId: 'ann', at })
       .then([{ type: 'commentDeletedByAuthor', data: { previousStatus: 'hidden', at } }]);
   });
   it('is a no-op when already deleted', () => {
-    spec([posted, deleted]).when({ type: 'deleteOwn', userId: 'ann', at }).then([]);
+    given([posted, deleted]).when({ type: 'deleteOwn', userId: 'ann', at }).then([]);
   });
   it("is refused for someone else's comment (403) and for no comment (404)", () => {
-    spec([posted]).when({ type: 'deleteOwn', userId: 'bob', at }).thenRefuses('forbidden');
-    spec([]).when({ type: 'deleteOwn', userId: 'ann', at }).thenRefuses('not_found');
+    given([posted]).when({ type: 'deleteOwn', userId: 'bob', at }).thenRefuses('forbidden');
+    given([]).when({ type: 'deleteOwn', userId: 'ann', at }).thenRefuses('not_found');
   });
 });
 
 describe('moderation', () => {
   it('hides a visible comment, with or without a reason, and a repeat changes nothing', () => {
-    spec([posted]).when({ type: 'hide', by: mod, at }).then([hidden]);
-    spec([posted])
+    given([posted]).when({ type: 'hide', by: mod, at }).then([hidden]);
+    given([posted])
       .when({ type: 'hide', by: admin, reason: 'rude', at })
       .then([{ type: 'commentHidden', data: { by: admin, reason: 'rude', at } }]);
-    spec([posted, hidden]).when({ type: 'hide', by: mod, at }).then([]);
+    given([posted, hidden]).when({ type: 'hide', by: mod, at }).then([]);
   });
   it('unhides a hidden comment; a visible one stays as it is', () => {
-    spec([posted, hidden])
+    given([posted, hidden])
       .when({ type: 'unhide', by: mod, at })
       .then([{ type: 'commentUnhidden', data: { by: mod, at } }]);
-    spec([posted]).when({ type: 'unhide', by: mod, at }).then([]);
+    given([posted]).when({ type: 'unhide', by: mod, at }).then([]);
   });
   it('deletes a visible or hidden comment; deleting again changes nothing', () => {
-    spec([posted])
+    given([posted])
       .when({ type: 'delete', by: admin, reason: 'scam', at })
       .then([{ type: 'commentDeleted', data: { by: admin, reason: 'scam', previousStatus: 'visible', at } }]);
-    spec([posted, hidden])
+    given([posted, hidden])
       .when({ type: 'delete', by: admin, at })
       .then([{ type: 'commentDeleted', data: { by: admin, previousStatus: 'hidden', at } }]);
-    spec([posted, deleted]).when({ type: 'delete', by: admin, at }).then([]);
+    given([posted, deleted]).when({ type: 'delete', by: admin, at }).then([]);
   });
   it('refuses to hide or unhide a deleted comment (409) and anything on no comment (404)', () => {
-    spec([posted, deleted]).when({ type: 'hide', by: mod, at }).thenRefuses('invalid_transition');
-    spec([posted, deleted]).when({ type: 'unhide', by: mod, at }).thenRefuses('invalid_transition');
+    given([posted, deleted]).when({ type: 'hide', by: mod, at }).thenRefuses('invalid_transition');
+    given([posted, deleted]).when({ type: 'unhide', by: mod, at }).thenRefuses('invalid_transition');
     for (const type of ['hide', 'unhide', 'delete'] as const) {
-      spec([]).when({ type, by: mod, at }).thenRefuses('not_found');
+      given([]).when({ type, by: mod, at }).thenRefuses('not_found');
     }
   });
 });
 
 describe('reports', () => {
   it('records one report per user; a second from the same user changes nothing', () => {
-    spec([posted])
+    given([posted])
       .when(report(1))
       .then([reported(1)]);
-    spec([posted, reported(1)])
+    given([posted, reported(1)])
       .when(report(2, 'r1'))
       .then([]);
   });
   it('hides the comment at the threshold of distinct reporters, recording the rule and threshold', () => {
-    spec([posted, reported(1), reported(2)])
+    given([posted, reported(1), reported(2)])
       .when(report(3))
       .then([
         reported(3),
         { type: 'commentAutoHidden', data: { rule: 'distinct_reports', threshold: 3, reports: 3, at } },
       ]);
-    spec([posted, reported(1)])
+    given([posted, reported(1)])
       .when(report(2))
       .then([reported(2)]);
   });
   it('uses the threshold in force now, and hides once: an unhide by a moderator stands', () => {
-    spec([posted, reported(1)])
+    given([posted, reported(1)])
       .when(report(2, 'r2', 2))
       .then([
         reported(2),
@@ -171,28 +161,28 @@ describe('reports', () => {
       data: { rule: 'distinct_reports', threshold: 2, reports: 2, at },
     };
     const unhidden: CommentEvent = { type: 'commentUnhidden', data: { by: mod, at } };
-    spec([posted, reported(1), reported(2), autoHidden, unhidden])
+    given([posted, reported(1), reported(2), autoHidden, unhidden])
       .when(report(3, 'r3', 2))
       .then([reported(3)]);
   });
   it('cannot be made on a comment the reporter cannot see (404)', () => {
-    spec([posted, hidden]).when(report(1)).thenRefuses('not_found');
-    spec([posted, deleted]).when(report(1)).thenRefuses('not_found');
-    spec([]).when(report(1)).thenRefuses('not_found');
+    given([posted, hidden]).when(report(1)).thenRefuses('not_found');
+    given([posted, deleted]).when(report(1)).thenRefuses('not_found');
+    given([]).when(report(1)).thenRefuses('not_found');
   });
   it('are resolved together: dismiss only resolves; hide and delete also act', () => {
-    const given = [posted, reported(1), reported(2)];
+    const reportedTwice = [posted, reported(1), reported(2)];
     const resolved = (action: 'dismiss' | 'hide' | 'delete'): CommentEvent => ({
       type: 'reportsResolved',
       data: { reportIds: [reportId(1), reportId(2)], action, by: admin, at },
     });
-    spec(given)
+    given(reportedTwice)
       .when({ type: 'resolveReports', action: 'dismiss', by: admin, at })
       .then([resolved('dismiss')]);
-    spec(given)
+    given(reportedTwice)
       .when({ type: 'resolveReports', action: 'hide', by: admin, at })
       .then([resolved('hide'), { type: 'commentHidden', data: { by: admin, at } }]);
-    spec(given)
+    given(reportedTwice)
       .when({ type: 'resolveReports', action: 'delete', by: admin, at })
       .then([
         resolved('delete'),
@@ -208,10 +198,10 @@ describe('reports', () => {
       type: 'reportsResolved',
       data: { reportIds: [reportId(1)], action: 'hide', by: admin, at },
     };
-    spec([posted, reported(1), autoHidden])
+    given([posted, reported(1), autoHidden])
       .when({ type: 'resolveReports', action: 'hide', by: admin, at })
       .then([resolvedHide]);
-    spec([posted, reported(1), deleted])
+    given([posted, reported(1), deleted])
       .when({ type: 'resolveReports', action: 'hide', by: admin, at })
       .then([resolvedHide]);
   });
@@ -220,9 +210,9 @@ describe('reports', () => {
       type: 'reportsResolved',
       data: { reportIds: [reportId(1)], action: 'dismiss', by: admin, at },
     };
-    spec([posted, reported(1), done])
+    given([posted, reported(1), done])
       .when({ type: 'resolveReports', action: 'dismiss', by: admin, at })
       .thenRefuses('invalid_transition');
-    spec([]).when({ type: 'resolveReports', action: 'dismiss', by: admin, at }).thenRefuses('not_found');
+    given([]).when({ type: 'resolveReports', action: 'dismiss', by: admin, at }).thenRefuses('not_found');
   });
 });

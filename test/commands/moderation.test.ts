@@ -3,7 +3,7 @@ import { banHolds, moderationDecider } from '../../src/commands/moderation.ts';
 import type { ModerationEvent } from '../../src/events/moderation.ts';
 import { specFor } from '../support/decider.ts';
 
-const spec = specFor(moderationDecider);
+const given = specFor(moderationDecider);
 const at = '2026-11-23T10:00:00.000Z';
 const later = '2026-11-24T10:00:00.000Z';
 const by = { type: 'admin' as const, id: '0195e7a4-0000-7000-8000-0000000000ad' };
@@ -15,27 +15,27 @@ const assigned: ModerationEvent = { type: 'moderatorAssigned', data: { userId: '
 
 describe('bans', () => {
   it('ban a user, timed or until lifted; a new ban replaces the current one', () => {
-    spec([])
+    given([])
       .when({ type: 'ban', userId: 'bob', until: later, reason: 'spam', by, at })
       .then([banned(later)]);
-    spec([banned(later)])
+    given([banned(later)])
       .when({ type: 'ban', userId: 'bob', until: null, reason: 'spam', by, at })
       .then([banned(null)]);
   });
   it('are lifted early while they hold; lifting one that does not hold changes nothing', () => {
     const lifted: ModerationEvent = { type: 'banLifted', data: { userId: 'bob', by, at } };
-    spec([banned(later)])
+    given([banned(later)])
       .when({ type: 'liftBan', userId: 'bob', by, at })
       .then([lifted]);
-    spec([banned(null)])
+    given([banned(null)])
       .when({ type: 'liftBan', userId: 'bob', by, at })
       .then([lifted]);
-    spec([]).when({ type: 'liftBan', userId: 'bob', by, at }).then([]);
-    spec([banned(later), lifted])
+    given([]).when({ type: 'liftBan', userId: 'bob', by, at }).then([]);
+    given([banned(later), lifted])
       .when({ type: 'liftBan', userId: 'bob', by, at })
       .then([]);
     // Expired by itself: nothing to lift.
-    spec([banned('2026-11-23T09:00:00.000Z')])
+    given([banned('2026-11-23T09:00:00.000Z')])
       .when({ type: 'liftBan', userId: 'bob', by, at })
       .then([]);
   });
@@ -49,11 +49,11 @@ describe('bans', () => {
 
 describe('comment moderators', () => {
   it('are assigned and revoked, each idempotently', () => {
-    spec([]).when({ type: 'assignModerator', userId: 'mia', by, at }).then([assigned]);
-    spec([assigned]).when({ type: 'assignModerator', userId: 'mia', by, at }).then([]);
-    spec([assigned])
+    given([]).when({ type: 'assignModerator', userId: 'mia', by, at }).then([assigned]);
+    given([assigned]).when({ type: 'assignModerator', userId: 'mia', by, at }).then([]);
+    given([assigned])
       .when({ type: 'revokeModerator', userId: 'mia', by, at })
       .then([{ type: 'moderatorRevoked', data: { userId: 'mia', by, at } }]);
-    spec([]).when({ type: 'revokeModerator', userId: 'mia', by, at }).then([]);
+    given([]).when({ type: 'revokeModerator', userId: 'mia', by, at }).then([]);
   });
 });
