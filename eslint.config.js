@@ -4,7 +4,17 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'dist', '.data', 'coverage', 'bench/results', 'scripts'] },
+  {
+    ignores: [
+      'node_modules',
+      'dist',
+      '.data',
+      'coverage',
+      'bench/results',
+      'scripts',
+      '.dependency-cruiser.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

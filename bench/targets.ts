@@ -13,7 +13,7 @@ import { type NotificationSettings, updateNotificationSettings } from '../src/pu
 import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
 import { mintSessionToken } from '../src/dev/token.ts';
 import { type EventSourcing, startEventSourcing } from '../src/wiring/event-sourcing.ts';
-import { buildApp } from '../src/http/app.ts';
+import { assembleApp } from '../src/wiring/app.ts';
 import { startSupport, type SupportServices } from '../src/wiring/support.ts';
 import { localStorage } from '../src/integrations/storage/local.ts';
 import type { ObjectStorage } from '../src/integrations/storage/port.ts';
@@ -145,7 +145,7 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
     sandboxInProduction: true,
   });
   teardown.add('support chat', () => support.close());
-  const app = await buildApp({
+  const app = await assembleApp({
     config,
     pool,
     logger,

@@ -10,7 +10,7 @@ import { createDatabasePool, type DatabasePool } from './db/pool.ts';
 import { resolveSecrets } from './dev/secrets.ts';
 import { DEMO_USER_ID, mintSessionToken } from './dev/token.ts';
 import { type EventSourcing, startEventSourcing } from './wiring/event-sourcing.ts';
-import { buildApp } from './http/app.ts';
+import { assembleApp } from './wiring/app.ts';
 import { startSupport, type SupportServices } from './wiring/support.ts';
 import { type ScheduledPublisher, startScheduledPublisher } from './jobs/publish-scheduled.ts';
 import { createLogger } from './http/logger.ts';
@@ -150,7 +150,7 @@ async function main(): Promise<void> {
       logger,
       registry,
     });
-    running.app = await buildApp({
+    running.app = await assembleApp({
       config,
       pool: running.pool,
       redis: running.redis,

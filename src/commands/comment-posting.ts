@@ -26,7 +26,7 @@ export interface PostingContext {
   readonly posterIsModerator: boolean;
 }
 
-/** The ports posting a comment works through; main.ts's wiring gives their implementations. */
+/** The ports posting a comment works through; src/wiring/app.ts fills them from queries, limiters and files. */
 export interface CommentPostingPorts {
   readonly store: EventStore;
   /** Null when clients cannot see the post in that channel (a query of the read side). */

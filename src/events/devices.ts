@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { DomainEvent, EventCodec } from './codec.ts';
 import { type RecordedEvent, streamName } from './envelope.ts';
-import type { Upcaster } from './store/upcasting.ts';
+import type { Upcaster } from './upcasting.ts';
 
 /** One stream per user: `userDevices-<userId>`. */
 export const DEVICES_CATEGORY = 'userDevices';

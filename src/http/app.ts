@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { OneLinePerRequest } from './logger.ts';
 import { lazyRequestLogger } from './request-logger.ts';
@@ -15,17 +16,22 @@ import { apiRoutes } from './routes/api/index.ts';
 import { publicFilesRoutes } from './routes/files.ts';
 import { healthRoutes } from './routes/health.ts';
 import { supportWebhookRoutes } from './routes/webhooks/support.ts';
-import { type AppDependencies, createHttpServices } from './services.ts';
-
-export type { AppDependencies } from './services.ts';
+import type { HttpServices } from './services.ts';
 
 /** JSON bodies are small; uploads get their own, larger limit on their own routes. */
 const BODY_LIMIT_BYTES = 1024 * 1024;
 const requestIdPattern = /^[\w.-]{1,128}$/;
 
-export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
-  const { config } = deps;
-  const loggerInstance: FastifyBaseLogger = deps.logger;
+export interface AppOptions {
+  readonly version?: string;
+  /** Where the app's metrics go; the projection runner registers its own there too. */
+  readonly registry?: Registry;
+}
+
+/** The fastify app: its plugins, then every route, all reading `services` (decorated as `app.services`). */
+export async function buildApp(services: HttpServices, options: AppOptions = {}): Promise<FastifyInstance> {
+  const { config, logger } = services;
+  const loggerInstance: FastifyBaseLogger = logger;
   const app = Fastify({
     loggerInstance,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -37,7 +43,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     },
     return503OnClosing: true,
     logController: new OneLinePerRequest(),
-    childLoggerFactory: (logger, bindings, options) => lazyRequestLogger(deps.logger, bindings, options),
+    childLoggerFactory: (_logger, bindings, childOptions) =>
+      lazyRequestLogger(logger, bindings, childOptions),
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -55,13 +62,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     origins: config.CORS_ORIGINS,
     production: config.NODE_ENV === 'production',
   });
-  await app.register(metricsPlugin, deps.registry ? { registry: deps.registry } : {});
-  await app.register(openapiPlugin, { version: deps.version ?? '0.0.0' });
+  await app.register(metricsPlugin, options.registry ? { registry: options.registry } : {});
+  await app.register(openapiPlugin, { version: options.version ?? '0.0.0' });
   await app.register(clientAuthPlugin, { secret: config.JWT_SECRET, requireExp: config.REQUIRE_JWT_EXP });
 
-  await app.register(idempotencyPlugin, { pool: deps.pool });
+  await app.register(idempotencyPlugin, { pool: services.pool });
 
-  app.decorate('services', createHttpServices(deps));
+  app.decorate('services', services);
   await app.register(healthRoutes);
   await app.register(apiRoutes, { prefix: '/api' });
   await app.register(supportWebhookRoutes);

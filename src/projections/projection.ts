@@ -5,7 +5,7 @@ import type { RecordedEvent } from '../events/envelope.ts';
 export type Tables<Name extends string> = Readonly<Record<Name, IdentifierSqlToken>>;
 
 /**
- * Events -> Postgres read tables (ARCHITECTURE.md, "Projections and reactions"). Each generation of a
+ * Events -> Postgres read tables (decision 008). Each generation of a
  * projection's tables lives in a schema of its own; the public schema has one view per table pointing
  * at the live generation, which queries read. A rebuild fills a new generation and moves the views.
  */

@@ -242,7 +242,8 @@ const posterRow = z.object({
   is_moderator: z.boolean(),
 });
 
-export type PostingContext = CommentTarget & {
+/** What the read side knows for a new comment (the command side's `PostingContext` port takes it). */
+export type PostingContextRow = CommentTarget & {
   readonly ban: { readonly until: string | null } | null;
   readonly posterIsModerator: boolean;
 };
@@ -252,7 +253,7 @@ export type PostingContextLookup = (
   channelId: string,
   postId: string,
   userId: string,
-) => Promise<PostingContext | null>;
+) => Promise<PostingContextRow | null>;
 
 /** Comments posted at the same moment whose posting contexts one query reads, at the most. */
 const MAX_POSTING_BATCH = 100;
@@ -268,7 +269,7 @@ const postingRow = targetRow.and(posterRow).and(z.object({ i: z.coerce.number() 
  */
 export function createPostingContextLookup(db: CommonQueryMethods): PostingContextLookup {
   type Key = readonly [channelId: string, postId: string, userId: string];
-  const loader = new DataLoader<Key, PostingContext | null>(
+  const loader = new DataLoader<Key, PostingContextRow | null>(
     async (keys) => {
       const column = (at: 0 | 1 | 2, type: 'uuid' | 'text') =>
         sql.array(
@@ -288,7 +289,7 @@ export function createPostingContextLookup(db: CommonQueryMethods): PostingConte
         JOIN channels ch ON ch.id = p.channel_id
         LEFT JOIN comment_bans b ON b.channel_id = ch.id AND b.user_id = k.user_id
           AND (b.until IS NULL OR b.until > now())`);
-      const found = new Array<PostingContext | null>(keys.length).fill(null);
+      const found = new Array<PostingContextRow | null>(keys.length).fill(null);
       for (const { i, ban_until: until, banned, is_moderator: posterIsModerator, ...target } of rows) {
         found[i - 1] = { ...target, ban: banned ? { until } : null, posterIsModerator };
       }

@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { envSchema, type ResolvedConfig } from '../../src/config.ts';
 import type { DatabasePool } from '../../src/db/pool.ts';
-import { buildApp } from '../../src/http/app.ts';
+import { assembleApp } from '../../src/wiring/app.ts';
 import { type SupportOptions, type SupportServices, startSupport } from '../../src/wiring/support.ts';
 import { type EventSourcing, startEventSourcing } from '../../src/wiring/event-sourcing.ts';
 import { createLogger } from '../../src/http/logger.ts';
@@ -105,7 +105,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     sandbox: { webhookRetryDelayMs: 200, ...options.support?.sandbox },
     ...(options.support?.runInbox === undefined ? {} : { runInbox: options.support.runInbox }),
   });
-  const app = await buildApp({
+  const app = await assembleApp({
     config,
     pool,
     redis: options.redis,

@@ -44,7 +44,7 @@ import {
   type ReadStreamOptions,
   WrongExpectedRevisionError,
 } from './port.ts';
-import { type Upcast, noUpcast } from './upcasting.ts';
+import { type Upcast, noUpcast } from '../upcasting.ts';
 
 export interface KurrentDbEventStoreOptions {
   readonly connectionString: string;

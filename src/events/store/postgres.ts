@@ -4,7 +4,7 @@ import { isAborted } from '../../lib/abortable.ts';
 import type { EventMetadata, Json, RecordedEvent } from '../envelope.ts';
 import type { EventStore, ReadAllOptions, ReadStreamOptions, SubscribeOptions } from './port.ts';
 import { createAppend } from './postgres-append.ts';
-import { type Upcast, noUpcast } from './upcasting.ts';
+import { type Upcast, noUpcast } from '../upcasting.ts';
 
 export interface PostgresEventStoreOptions {
   readonly connectionString: string;

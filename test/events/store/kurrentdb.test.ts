@@ -14,7 +14,7 @@ import {
   type StoredRef,
 } from '../../../src/events/store/kurrentdb.ts';
 import type { EventStore } from '../../../src/events/store/port.ts';
-import { createUpcast } from '../../../src/events/store/upcasting.ts';
+import { createUpcast } from '../../../src/events/upcasting.ts';
 import { createLogger } from '../../../src/http/logger.ts';
 import { startTestKurrentDb, type TestKurrentDb } from '../../support/kurrentdb.ts';
 import { describeEventStoreContract, freshCategory, testEvent } from './contract.ts';

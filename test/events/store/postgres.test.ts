@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { createPostgresEventStore, notifiedCategories } from '../../../src/events/store/postgres.ts';
 import { type EventStore, WrongExpectedRevisionError } from '../../../src/events/store/port.ts';
-import { createUpcast } from '../../../src/events/store/upcasting.ts';
+import { createUpcast } from '../../../src/events/upcasting.ts';
 import { createLogger } from '../../../src/http/logger.ts';
 import { createTestDatabase, useTestDatabase } from '../../support/database.ts';
 import { waitUntil } from '../../support/eventually.ts';

@@ -27,7 +27,7 @@ const tags = ['comments'];
 const COMMENT_PROJECTIONS = ['comments'];
 
 /** A post's comment thread: polled by its readers, written to by them. */
-export const commentRoutes: FastifyPluginAsyncZod = async (app) => {
+export const commentsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { pool, waiter, versions, config, commentPosting, uploadCaps } = app.services;
   const cache = createCommentsCache(pool, versions);
   const readComment = commentBodyReader(config.COMMENT_MAX_LENGTH);

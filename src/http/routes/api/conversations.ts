@@ -24,7 +24,7 @@ const newMessage = z
     path: ['reasonId'],
   });
 
-export const conversationRoutes: FastifyPluginAsyncZod = async (app) => {
+export const conversationsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { chat, config } = app.services;
   const pollMs = config.POLL_CHAT_MS;
 

@@ -11,7 +11,7 @@ const tags = supportTags;
 const security = sessionSecurity;
 const errors = supportErrors;
 
-export const ticketRoutes: FastifyPluginAsyncZod = async (app) => {
+export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { chat, config } = app.services;
   const pollMs = config.POLL_CHAT_MS;
   app.get(

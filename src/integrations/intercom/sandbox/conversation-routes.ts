@@ -64,7 +64,7 @@ function replyingUser(state: SandboxState, body: z.infer<typeof userReply>): Con
   throw invalid('One of intercom_user_id, user_id or email is required');
 }
 
-export function conversationRoutes(app: FastifyInstance, context: SandboxContext): void {
+export function conversationsRoutes(app: FastifyInstance, context: SandboxContext): void {
   const { state } = context;
 
   app.post('/conversations', async (request) => {

@@ -1,14 +1,14 @@
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import { contactRoutes } from './contact-routes.ts';
 import type { SandboxContext } from './context.ts';
-import { conversationRoutes } from './conversation-routes.ts';
+import { conversationsRoutes } from './conversation-routes.ts';
 import { errorList, IntercomError } from './errors.ts';
 import { createFaults } from './faults.ts';
 import { installGate, type RateLimit, type SandboxCall } from './gate.ts';
 import { createOperator, type SandboxOperator } from './operator.ts';
 import { OPERATOR_PREFIX, operatorRoutes } from './operator-routes.ts';
 import { createState, type SandboxState } from './state.ts';
-import { ticketRoutes } from './ticket-routes.ts';
+import { ticketsRoutes } from './ticket-routes.ts';
 import { createWebhooks } from './webhooks.ts';
 
 export { OPERATOR_PREFIX } from './operator-routes.ts';
@@ -103,8 +103,8 @@ export async function startIntercomSandbox(options: IntercomSandboxOptions): Pro
       now,
     });
     contactRoutes(api, context);
-    conversationRoutes(api, context);
-    ticketRoutes(api, context);
+    conversationsRoutes(api, context);
+    ticketsRoutes(api, context);
   });
   await app.register(
     async (scope) => {

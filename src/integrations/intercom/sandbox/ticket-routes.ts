@@ -14,7 +14,7 @@ const ticketFields: Fields<Ticket> = {
   open: (ticket) => [ticket.category !== 'resolved'],
 };
 
-export function ticketRoutes(app: FastifyInstance, { state }: SandboxContext): void {
+export function ticketsRoutes(app: FastifyInstance, { state }: SandboxContext): void {
   app.get('/tickets/:id', async (request) => {
     const { id } = parse(z.object({ id: z.string().min(1) }), request.params);
     return renderTicket(state, requireTicket(state, id));

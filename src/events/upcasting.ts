@@ -1,4 +1,4 @@
-import type { EventMetadata, Json } from '../envelope.ts';
+import type { EventMetadata, Json } from './envelope.ts';
 
 /** Turns the stored data of one event type from `fromVersion` to `fromVersion + 1`. */
 export interface Upcaster {

@@ -1,0 +1,113 @@
+import { hkdfSync } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { adminSessions } from '../auth/admin-sessions.ts';
+import { adminTokens } from '../auth/admin-tokens.ts';
+import type { ResolvedConfig } from '../config.ts';
+import type { DatabasePool } from '../db/pool.ts';
+import type { EventStore } from '../events/store/port.ts';
+import { commentImages } from '../files/comment-images.ts';
+import { postMedia } from '../files/post-media.ts';
+import { buildApp } from '../http/app.ts';
+import type { HttpServices, SupportParts } from '../http/services.ts';
+import { loginThrottle } from '../integrations/rate-limiters/login-throttle.ts';
+import { slowMode } from '../integrations/rate-limiters/slow-mode.ts';
+import type { ObjectStorage } from '../integrations/storage/port.ts';
+import type { ProjectionWaiter } from '../projections/progress.ts';
+import { createReadVersions, type LocalProjections } from '../projections/read-version.ts';
+import { channelsForUser } from '../queries/channels.ts';
+import { createPostingContextLookup } from '../queries/comments.ts';
+
+/** The running parts the composition root (main.ts, the test harness, the benchmarks) has made. */
+export interface AppParts {
+  readonly config: ResolvedConfig;
+  readonly pool: DatabasePool;
+  readonly logger: Logger;
+  readonly redis?: Redis | undefined;
+  readonly version?: string;
+  /** Where the app's metrics go; the projection runner registers its own there too. */
+  readonly registry?: Registry;
+  readonly store: EventStore;
+  readonly waiter: ProjectionWaiter;
+  /** Where uploaded file bytes go. */
+  readonly storage: ObjectStorage;
+  /** The projections this service runs: readiness reports theirs. */
+  readonly projections: readonly string[];
+  /** Intercom (or its sandbox), the read cache, the contact mapping and the webhook inbox. */
+  readonly support: SupportParts;
+  /** The projections this process runs: caches key on their progress without a query (decision 014). */
+  readonly localProjections?: LocalProjections | undefined;
+}
+
+/** The HTTP app on the running parts: its dependency object made here, its routes in src/http. */
+export function assembleApp(parts: AppParts): Promise<FastifyInstance> {
+  return buildApp(createHttpServices(parts), {
+    ...(parts.version === undefined ? {} : { version: parts.version }),
+    ...(parts.registry === undefined ? {} : { registry: parts.registry }),
+  });
+}
+
+const MIB = 1024 * 1024;
+
+/** A key of its own for one purpose, from a secret the service holds (so no new setting is needed). */
+const deriveKey = (secret: string, purpose: string): string =>
+  Buffer.from(hkdfSync('sha256', secret, '', purpose, 32)).toString('hex');
+
+/** The routes' dependency object, with the ports of the commands filled from queries, files and limiters. */
+export function createHttpServices(deps: AppParts): HttpServices {
+  const { config, pool, store, storage, support } = deps;
+  const uploadCaps = {
+    file: config.MAX_FILE_MB * MIB,
+    image: config.MAX_IMAGE_MB * MIB,
+    video: config.MAX_VIDEO_MB * MIB,
+  };
+  const publicBaseUrl = config.PUBLIC_BASE_URL;
+  const tokens = adminTokens(config.ADMIN_SESSION_SECRET, config.ADMIN_SESSION_TTL_MINUTES);
+  return {
+    config,
+    pool,
+    logger: deps.logger,
+    redis: deps.redis,
+    store,
+    waiter: deps.waiter,
+    storage,
+    projections: deps.projections,
+    support,
+    uploadCaps,
+    versions: createReadVersions(pool, { local: deps.localProjections }),
+    chat: {
+      pool,
+      intercom: support.intercom,
+      contacts: support.contacts,
+      cache: support.cache,
+      logger: deps.logger,
+      files: {
+        secret: config.FILE_URL_SECRET,
+        publicBaseUrl: () => publicBaseUrl ?? support.serviceUrl(),
+        ttlSeconds: config.FILE_URL_TTL_MINUTES * 60,
+      },
+      channelsUnread: async (userId) =>
+        Object.fromEntries((await channelsForUser(pool, userId)).map((c) => [c.id, c.unread])),
+    },
+    commentPosting: {
+      store,
+      postingContext: createPostingContextLookup(pool),
+      slowMode: slowMode(deps.redis),
+      images: commentImages(storage, uploadCaps.image),
+      hashKey: deriveKey(config.FILE_URL_SECRET, 'comment-rejection-hash'),
+    },
+    postMedia: { store, media: postMedia(storage, uploadCaps) },
+    admin: {
+      tokens,
+      sessions: adminSessions(pool, tokens),
+      throttle: loginThrottle({
+        maxFailures: config.ADMIN_LOGIN_MAX_FAILURES,
+        windowSeconds: config.ADMIN_LOGIN_WINDOW_MINUTES * 60,
+        lockSeconds: config.ADMIN_LOGIN_LOCK_MINUTES * 60,
+        redis: deps.redis,
+      }),
+    },
+  };
+}
