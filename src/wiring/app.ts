@@ -1,3 +1,6 @@
+// First, on purpose: the HTTP modules declare the OpenAPI document's named schemas, which the document
+// lists in the order their modules are first evaluated (decision 021).
+import { buildApp } from '../http/app.ts';
 import { hkdfSync } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -10,7 +13,6 @@ import type { DatabasePool } from '../db/pool.ts';
 import type { EventStore } from '../events/store/port.ts';
 import { commentImages } from '../files/comment-images.ts';
 import { postMedia } from '../files/post-media.ts';
-import { buildApp } from '../http/app.ts';
 import type { HttpServices, SupportParts } from '../http/services.ts';
 import { loginThrottle } from '../integrations/rate-limiters/login-throttle.ts';
 import { slowMode } from '../integrations/rate-limiters/slow-mode.ts';
