@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ObjectStorage } from '../../src/integrations/storage/port.ts';
 import { commentsProjection } from '../../src/projections/comments.ts';
 import { moderationProjection } from '../../src/projections/moderation.ts';
 import { createPostingContextLookup } from '../../src/queries/comments.ts';
@@ -9,8 +10,31 @@ import { commentAs, openReportOf, reportComment, userHeaders } from '../support/
 import { databaseText } from '../support/database-text.ts';
 import { type PostStep, postThrough } from '../support/posts.ts';
 import { expectRebuildEqualsLive } from '../support/rebuild.ts';
+import { localTestStorage, type TestStorage } from '../support/storage.ts';
 
-const used = useRunningApp({ env: { POLL_COMMENTS_MS: '5000' } });
+let storage: TestStorage;
+/** Every key the app began to write, kept or not. */
+const writes: string[] = [];
+// Its own storage, created before the app, so a test can see what was written.
+beforeAll(async () => {
+  storage = await localTestStorage();
+});
+afterAll(async () => {
+  await storage.cleanup();
+});
+const used = useRunningApp({
+  env: { POLL_COMMENTS_MS: '5000' },
+  get storage(): ObjectStorage {
+    const real = storage.storage;
+    return {
+      ...real,
+      put: (key, body, options) => {
+        writes.push(key);
+        return real.put(key, body, options);
+      },
+    };
+  },
+});
 const url = () => used.running.url;
 let admin = '';
 let channelId = '';
@@ -283,6 +307,40 @@ describe('moderation from the client and bans', () => {
       204,
     );
     expect((await commentAs(url(), channelId, postId, 'hi again', 'eve')).status).toBe(201);
+  });
+
+  it("stores a refused comment's picture nowhere: the decision comes before the bytes", async () => {
+    const open = await publishedPost();
+    const closed = await publishedPost(['publish'], { text: 'No comments', commentsEnabled: false });
+    const ban = { userId: 'banned-with-picture', reason: 'spam' };
+    expect((await adminCall(url(), admin, 'POST', `/admin/channels/${channelId}/bans`, ban)).status).toBe(
+      201,
+    );
+    const png = readFileSync(new URL('../fixtures/files/python.png', import.meta.url));
+    const withPicture = (postId: string, userId: string) => {
+      const form = new FormData();
+      form.append('text', 'Look at this');
+      form.append('image', new Blob([png], { type: 'image/png' }), 'shot.png');
+      return fetch(commentsUrl(postId), { method: 'POST', headers: userHeaders(userId), body: form });
+    };
+    const pictures = async () =>
+      (await storage.keys()).filter((key) => key.startsWith(`comments/${channelId}/`));
+    const before = await pictures();
+    const written = writes.length;
+
+    const banned = await withPicture(open, 'banned-with-picture');
+    expect(banned.status).toBe(403);
+    expect(await banned.json()).toMatchObject({ code: 'user_banned' });
+    const refused = await withPicture(closed, 'picture-on-closed');
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ code: 'comments_closed' });
+    // Not written and then removed: never written at all.
+    expect(writes.slice(written)).toEqual([]);
+    expect(await pictures()).toEqual(before);
+
+    expect((await withPicture(open, 'picture-on-open')).status).toBe(201);
+    expect(writes.slice(written)).toEqual([expect.stringMatching(`^comments/${channelId}/`)]);
+    expect((await pictures()).length).toBe(before.length + 1);
   });
 });
 
