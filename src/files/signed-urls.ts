@@ -38,7 +38,9 @@ export function verifyFileLinkToken(
   if (!match) return false;
   const expiresAt = Number(match[1]);
   if (expiresAt * 1000 <= now.getTime()) return false;
-  const given = Buffer.from(match[2] ?? '', 'base64url');
-  const expected = sign(secret, storageKey, expiresAt);
+  // Compared as text, not decoded bytes: the 43rd character carries two unused bits, so decoding
+  // would accept four spellings of one signature.
+  const given = Buffer.from(match[2] ?? '');
+  const expected = Buffer.from(sign(secret, storageKey, expiresAt).toString('base64url'));
   return given.length === expected.length && timingSafeEqual(given, expected);
 }

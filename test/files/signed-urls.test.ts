@@ -37,6 +37,15 @@ describe('signed file links', () => {
     expect(verifyFileLinkToken('another-secret-0123456789abcdefghijklmn', key, token, now)).toBe(false);
   });
 
+  it('accept only the one spelling of a signature, not the variants that decode to the same bytes', () => {
+    const token = fileLinkToken(secret, key, inMinutes(15));
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const accepted = [...alphabet]
+      .map((last) => `${token.slice(0, -1)}${last}`)
+      .filter((variant) => verifyFileLinkToken(secret, key, variant, now));
+    expect(accepted).toEqual([token]);
+  });
+
   it('mint absolute links for the provider', () => {
     const url = signedFileUrl('https://api.example.com/', secret, { id: 'f1', storageKey: key }, 900, now);
     expect(url).toMatch(/^https:\/\/api\.example\.com\/files\/f1\?t=\d+\.[\w-]{43}$/);
