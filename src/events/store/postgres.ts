@@ -11,9 +11,16 @@ export interface PostgresEventStoreOptions {
   readonly logger: Logger;
   readonly upcast?: Upcast;
   readonly poolSize?: number;
-  /** How often a live subscription reads again without a notification, should one be lost. */
+  /**
+   * How often a live subscription reads again without a notification, should one be lost. Default 5 s.
+   * While the LISTEN connection is down, or events are held back behind an open transaction, it reads
+   * again after at most 250 ms instead.
+   */
   readonly recheckIntervalMs?: number;
 }
+
+/** Re-reads while notifications cannot be relied on (no LISTEN, or events hidden by an open transaction). */
+const SHORT_RECHECK_MS = 250;
 
 const NOTIFY_CHANNEL = 'event_store';
 const DEFAULT_BATCH = 500;
@@ -28,6 +35,13 @@ interface EventRow {
   data: Json;
   metadata: EventMetadata;
   recorded_at: Date;
+  visible: boolean;
+}
+
+interface Batch {
+  readonly events: RecordedEvent[];
+  /** Committed events after the batch that an older, still open transaction keeps back. */
+  readonly heldBack: boolean;
 }
 
 // The text of the transaction id gets a name of its own: an output column named `transaction_id` would
@@ -38,18 +52,27 @@ const COLUMNS = `global_position, transaction_id::text AS transaction_text, even
 // Only what no running transaction can still precede: a transaction that began earlier (a lower id)
 // may commit after a reader has passed the later ones, and its event would be skipped for good.
 const VISIBLE = 'transaction_id < pg_snapshot_xmin(pg_current_snapshot())';
+// Reads select the same condition instead of filtering on it: in (transaction id, position) order every
+// visible event comes before every held-back one, so the reader cuts the batch there and knows that
+// something is waiting for an open transaction (no notification will come for it).
+const VISIBLE_COLUMN = `${VISIBLE} AS visible`;
 
 const AFTER = '(transaction_id, global_position) > ($1::text::xid8, $2::bigint)';
-const READ_ALL = `SELECT ${COLUMNS} FROM events WHERE ${AFTER} AND ${VISIBLE}
+const READ_ALL = `SELECT ${COLUMNS}, ${VISIBLE_COLUMN} FROM events WHERE ${AFTER}
   ORDER BY transaction_id, global_position LIMIT $3`;
-// One ordered index scan per category, merged: with 'stream_category = ANY (...)' PostgreSQL would fetch
-// and sort every later event of the categories for each batch.
-const READ_CATEGORIES = `SELECT e.* FROM unnest($4::text[]) AS c (category) CROSS JOIN LATERAL (
-    SELECT transaction_id, ${COLUMNS} FROM events
-    WHERE stream_category = c.category AND ${AFTER} AND ${VISIBLE}
-    ORDER BY transaction_id, global_position LIMIT $3
-  ) e
-  ORDER BY e.transaction_id, e.global_position LIMIT $3`;
+// One ordered index scan per category, merged. Each category is a parameter of its own, planned with its
+// value (decision 022): given the categories as an array (a lateral join over unnest), the planner cannot
+// tell a rare category from a common one, and for a log that is mostly one category it walks the whole
+// log's order and filters, so a read that finds nothing costs a scan of every later event.
+const readCategories = (count: number) => {
+  const scans = Array.from(
+    { length: count },
+    (_, i) => `(SELECT transaction_id, ${COLUMNS}, ${VISIBLE_COLUMN} FROM events
+    WHERE stream_category = $${i + 4} AND ${AFTER}
+    ORDER BY transaction_id, global_position LIMIT $3)`,
+  );
+  return `SELECT * FROM (${scans.join(' UNION ALL ')}) e ORDER BY transaction_id, global_position LIMIT $3`;
+};
 
 const HEAD = `SELECT transaction_id::text AS transaction_text, global_position FROM events WHERE ${VISIBLE}
   ORDER BY transaction_id DESC, global_position DESC LIMIT 1`;
@@ -65,8 +88,15 @@ const HEAD_OF_CATEGORIES = `SELECT h.transaction_text, h.global_position
 export function createPostgresEventStore(options: PostgresEventStoreOptions): EventStore {
   const { logger } = options;
   const upcast = options.upcast ?? noUpcast;
-  const recheckIntervalMs = options.recheckIntervalMs ?? 250;
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
+  const recheckIntervalMs = options.recheckIntervalMs ?? 5_000;
+  const shortRecheckMs = Math.min(SHORT_RECHECK_MS, recheckIntervalMs);
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.poolSize ?? 10,
+    // A generic plan of the category read cannot know its category, so it walks the whole log's order
+    // and filters: a read that finds nothing would cost a scan of every later event (decision 022).
+    options: '-c plan_cache_mode=force_custom_plan',
+  });
   pool.on('error', (error) => {
     logger.warn({ err: error }, 'event store: idle connection lost');
   });
@@ -87,20 +117,24 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       recordedAt: row.recorded_at,
     });
 
-  async function readAll({ after, categories, maxCount }: ReadAllOptions): Promise<RecordedEvent[]> {
-    const filtered = categories !== undefined && categories.length > 0;
+  async function readBatch({ after, categories, maxCount }: ReadAllOptions): Promise<Batch> {
+    const count = categories?.length ?? 0;
     const { rows } = await pool.query<EventRow>({
-      name: filtered ? 'read_all_categories' : 'read_all',
-      text: filtered ? READ_CATEGORIES : READ_ALL,
+      name: count > 0 ? `read_categories_${count}` : 'read_all',
+      text: count > 0 ? readCategories(count) : READ_ALL,
       values: [
         (after?.commit ?? 0n).toString(),
         (after?.prepare ?? 0n).toString(),
         maxCount,
-        ...(filtered ? [categories] : []),
+        ...(categories ?? []),
       ],
     });
-    return rows.map(toRecorded);
+    const held = rows.findIndex((row) => !row.visible);
+    const visible = held === -1 ? rows : rows.slice(0, held);
+    return { events: visible.map(toRecorded), heldBack: held !== -1 };
   }
+
+  const readAll = async (options: ReadAllOptions) => (await readBatch(options)).events;
 
   return {
     kind: 'postgres',
@@ -133,22 +167,28 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
           const { signal } = options;
           while (!signal.aborted) {
             // Listen before reading, so a commit between the read and the wait is not missed.
-            const next = wake.next(recheckIntervalMs, signal, options.categories);
-            let batch: RecordedEvent[];
+            const next = wake.next(signal, options.categories);
+            let batch: Batch;
             try {
-              batch = await readAll({ after, categories: options.categories, maxCount: batchSize });
+              batch = await readBatch({ after, categories: options.categories, maxCount: batchSize });
             } catch (error) {
               if (isAborted(signal)) return;
               logger.warn({ err: error }, 'event store: subscription read failed; retrying');
-              await next;
+              await next.within(shortRecheckMs);
               continue;
             }
-            if (batch.length > 0) {
-              after = batch[batch.length - 1]?.position ?? after;
-              yield batch;
-              if (batch.length === batchSize) continue;
+            const { events } = batch;
+            if (events.length > 0) {
+              after = events[events.length - 1]?.position ?? after;
+              yield events;
+              if (events.length === batchSize) {
+                next.cancel();
+                continue;
+              }
             }
-            await next;
+            // Idle and listening, only a lost notification is left to guard against.
+            const quiet = !batch.heldBack && wake.listening();
+            await next.within(quiet ? recheckIntervalMs : shortRecheckMs);
           }
         },
       };
@@ -180,12 +220,21 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   };
 }
 
+interface Wakeup {
+  /** Resolves at the notification, after `timeoutMs` from now, or when the signal aborts. */
+  within(timeoutMs: number): Promise<void>;
+  /** Stops waiting: the caller reads again at once. */
+  cancel(): void;
+}
+
 interface Wakeups {
   /**
-   * Resolves at the next notification that may concern `categories` (all when empty or absent), after
-   * `timeoutMs`, or when `signal` aborts.
+   * Starts waiting for the next notification that may concern `categories` (all when empty or absent)
+   * now, so that one arriving before the caller decides how long to wait is not missed.
    */
-  next(timeoutMs: number, signal: AbortSignal, categories?: readonly string[]): Promise<void>;
+  next(signal: AbortSignal, categories?: readonly string[]): Wakeup;
+  /** Whether notifications are being heard (the LISTEN connection is up). */
+  listening(): boolean;
   /**
    * After an append to a stream of `category` committed: wakes this process's subscriptions that read
    * that category (the others would read nothing new), and tells the other processes.
@@ -276,16 +325,27 @@ function createWakeups(connectionString: string, pool: pg.Pool, logger: Logger):
       c.on('notification', (message) => {
         wakeReaders(notifiedCategories(message.payload));
       });
+      const lost = () => {
+        if (client !== c) return;
+        client = undefined;
+        // Waiting subscriptions go back to short re-reads until notifications are heard again.
+        wakeAll();
+      };
       c.on('error', (error) => {
         logger.warn({ err: error }, 'event store: LISTEN connection lost');
-        if (client === c) client = undefined;
+        lost();
         c.end().catch(() => undefined);
       });
+      c.on('end', lost);
       try {
         await c.connect();
         await c.query(`LISTEN ${NOTIFY_CHANNEL}`);
         if (closed) await c.end();
-        else client = c;
+        else {
+          client = c;
+          // Appends while nobody listened were announced to no one.
+          wakeAll();
+        }
       } catch (error) {
         logger.warn({ err: error }, 'event store: cannot LISTEN; timed re-reads only');
         await c.end().catch(() => undefined);
@@ -297,20 +357,32 @@ function createWakeups(connectionString: string, pool: pg.Pool, logger: Logger):
   };
 
   return {
-    next(timeoutMs, signal, categories) {
+    next(signal, categories) {
       if (!client && !closed) void connect();
-      return new Promise<void>((done) => {
-        const finish = () => {
-          clearTimeout(timer);
-          waiters.delete(finish);
-          signal.removeEventListener('abort', finish);
-          done();
-        };
-        const timer = setTimeout(finish, timeoutMs);
-        waiters.set(finish, categories && categories.length > 0 ? new Set(categories) : null);
-        signal.addEventListener('abort', finish, { once: true });
-      });
+      let woken = false;
+      let resolve: (() => void) | undefined;
+      let timer: NodeJS.Timeout | undefined;
+      const finish = () => {
+        woken = true;
+        clearTimeout(timer);
+        waiters.delete(finish);
+        signal.removeEventListener('abort', finish);
+        resolve?.();
+      };
+      waiters.set(finish, categories && categories.length > 0 ? new Set(categories) : null);
+      signal.addEventListener('abort', finish, { once: true });
+      return {
+        within(timeoutMs) {
+          if (woken) return Promise.resolve();
+          return new Promise<void>((done) => {
+            resolve = done;
+            timer = setTimeout(finish, timeoutMs);
+          });
+        },
+        cancel: finish,
+      };
     },
+    listening: () => client !== undefined,
     appended(category) {
       for (const [w, reads] of [...waiters]) if (reads === null || reads.has(category)) w();
       if (closed) return;

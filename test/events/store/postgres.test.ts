@@ -8,6 +8,7 @@ import { createUpcast } from '../../../src/events/upcasting.ts';
 import { createLogger } from '../../../src/http/logger.ts';
 import { createTestDatabase, useTestDatabase } from '../../support/database.ts';
 import { waitUntil } from '../../support/eventually.ts';
+import { startStatementCounter } from '../../support/statement-counter.ts';
 import { collect, describeEventStoreContract, freshCategory, testEvent } from './contract.ts';
 
 const logger = createLogger('silent');
@@ -422,6 +423,137 @@ describe('postgres event store: notifications name the categories appended to', 
       await subscription.stop();
       await raw.end();
       await Promise.all([reader.close(), writer.close()]);
+    }
+  });
+});
+
+describe('postgres event store: an idle subscription costs next to nothing, however long the log', () => {
+  const db = useTestDatabase();
+
+  /** Stores `count` events of `category` in one statement (their content does not matter here). */
+  async function fill(category: string, count: number): Promise<void> {
+    const raw = new pg.Client({ connectionString: db.url });
+    await raw.connect();
+    try {
+      await raw.query(
+        `INSERT INTO events (event_id, stream_name, stream_revision, event_type, data, metadata)
+         SELECT gen_random_uuid(), $1 || '-' || g, 0, 'filler', '{}', '{}' FROM generate_series(1, $2) g`,
+        [category, count],
+      );
+      await raw.query('ANALYZE events');
+    } finally {
+      await raw.end();
+    }
+  }
+
+  /** Index and table tuples read from `events` so far, once the server has published its counts. */
+  async function tuplesRead(): Promise<number> {
+    const raw = new pg.Client({ connectionString: db.url });
+    await raw.connect();
+    try {
+      const { rows } = await raw.query<{ n: string }>(
+        `SELECT (coalesce(idx_tup_fetch, 0) + seq_tup_read)::text AS n FROM pg_stat_user_tables
+         WHERE relname = 'events'`,
+      );
+      return Number(rows[0]?.n ?? 0);
+    } finally {
+      await raw.end();
+    }
+  }
+
+  it("reads of a category cost what the category holds after the reader, not the rest of the log's", async () => {
+    const [busy, empty] = [freshCategory(), freshCategory()];
+    await fill(busy, 30_000);
+    const store = createPostgresEventStore({ connectionString: db.url, logger });
+    try {
+      // Control: reading 1,000 events shows up in the server's counts, so the counts can be trusted.
+      const before = await tuplesRead();
+      expect(await store.readAll({ after: null, categories: [busy], maxCount: 1_000 })).toHaveLength(1_000);
+      await waitUntil(async () => (await tuplesRead()) >= before + 1_000, 15_000);
+
+      const start = await tuplesRead();
+      // Enough reads for the server to switch a prepared statement to a generic plan (after five).
+      for (let i = 0; i < 20; i += 1) {
+        expect(await store.readAll({ after: null, categories: [empty], maxCount: 100 })).toEqual([]);
+        await sleep(60);
+      }
+      // The server publishes a connection's counts at most once a second: one more read after that.
+      await sleep(1_100);
+      await store.readAll({ after: null, categories: [empty], maxCount: 100 });
+      await sleep(1_500);
+      // Walking the log's order and filtering would read 30,000 rows per read: 600,000 here.
+      expect((await tuplesRead()) - start).toBeLessThan(1_000);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('while it hears notifications, an idle subscription reads again only every recheck interval', async () => {
+    const counter = await startStatementCounter(db.url);
+    const store = createPostgresEventStore({ connectionString: counter.url, logger });
+    const category = freshCategory();
+    const controller = new AbortController();
+    const received: string[] = [];
+    const done = (async () => {
+      for await (const batch of store.subscribe({
+        after: null,
+        categories: [category],
+        signal: controller.signal,
+      }))
+        received.push(...batch.map((e) => e.type));
+    })();
+    const reads = () => counter.statements.filter((s) => s.includes('FROM events')).length;
+    try {
+      await waitUntil(() => counter.statements.some((s) => s.startsWith('LISTEN')));
+      await sleep(300);
+      const idleFrom = reads();
+      await sleep(3_000);
+      // The default recheck is 5 s: three quiet seconds cost at most one read (250 ms would be twelve).
+      expect(reads() - idleFrom).toBeLessThanOrEqual(1);
+
+      // An append is still seen at once, through its notification.
+      await store.append(`${category}-1`, [testEvent('woken')], 'no_stream');
+      await waitUntil(() => received.length === 1);
+      expect(received).toEqual(['woken']);
+    } finally {
+      controller.abort();
+      await done;
+      await store.close();
+      await counter.close();
+    }
+  });
+
+  it('reads again soon while an open transaction holds back an event it has been told of', async () => {
+    const store = createPostgresEventStore({ connectionString: db.url, logger, recheckIntervalMs: 600_000 });
+    const category = freshCategory();
+    const controller = new AbortController();
+    const received: string[] = [];
+    const done = (async () => {
+      for await (const batch of store.subscribe({
+        after: null,
+        categories: [category],
+        signal: controller.signal,
+      }))
+        received.push(...batch.map((e) => e.type));
+    })();
+    const holder = new pg.Client({ connectionString: db.url });
+    await holder.connect();
+    try {
+      await sleep(300);
+      // An unrelated transaction that has taken an id and stays open hides every later commit.
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_current_xact_id()');
+      await store.append(`${category}-1`, [testEvent('held back')], 'no_stream');
+      await sleep(500);
+      expect(received).toEqual([]);
+      // Its end sends no notification: only the short re-read finds the event.
+      await holder.query('COMMIT');
+      await waitUntil(() => received.length === 1, 3_000);
+    } finally {
+      controller.abort();
+      await done;
+      await holder.end();
+      await store.close();
     }
   });
 });
