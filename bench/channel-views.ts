@@ -66,7 +66,7 @@ export async function measureViews(
   postIds: readonly string[],
   options: ViewsOptions,
 ): Promise<Views> {
-  const { store, projections } = service.eventSourcing;
+  const { store, changes } = service.eventSourcing;
   const { load, users, postsPerRequest: per } = options;
   const signal = load.signal;
   const url = `${service.base}/api/channel/${channelId}/views`;
@@ -78,7 +78,7 @@ export async function measureViews(
   const onProgress = (name: string, position: Position) => {
     if (name === PROJECTION) timeline.push({ at: performance.now(), position });
   };
-  projections.events.on('progress', onProgress);
+  changes.events.on('heard', onProgress);
 
   const start = performance.now();
   const probing = new AbortController();
@@ -129,7 +129,7 @@ export async function measureViews(
     }
     drainMs = Math.max(0, (firstCovering(timeline, head)?.at ?? loadEnd) - loadEnd);
   }
-  projections.events.off('progress', onProgress);
+  changes.events.off('heard', onProgress);
 
   const lags = ascending(
     samples.map((s) => Math.max(0, (firstCovering(timeline, s.head)?.at ?? Number.NaN) - s.accepted)),

@@ -142,6 +142,7 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
     pool,
     databaseUrl: url,
     logger,
+    stamps: eventSourcing.changes,
     sandboxInProduction: true,
   });
   teardown.add('support chat', () => support.close());
@@ -154,7 +155,7 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
     projections: eventSourcing.projectionNames,
     storage,
     support,
-    localProjections: eventSourcing.projections,
+    changes: eventSourcing.changes,
   });
   const base = await listen(app);
   support.listening(base);

@@ -53,7 +53,7 @@ export const envSchema = z
     SUPPORT_CLIENT_SECRET: optionalString,
     SUPPORT_REGION: choice(['us', 'eu', 'au'], 'us'),
     SUPPORT_BASE_URL: optionalUrl,
-    SUPPORT_CACHE_TTL_MS: int(1_000, 3_600_000, 30_000),
+    SUPPORT_CACHE_TTL_MS: int(1_000, 86_400_000, 3_600_000),
     PUBLIC_BASE_URL: optionalUrl,
     REQUIRE_OBJECT_STORE: flag,
     S3_BUCKET: optionalString,
@@ -79,6 +79,7 @@ export const envSchema = z
     POLL_CHAT_MS: int(500, 600_000, 4_000),
     POLL_COMMENTS_MS: int(500, 600_000, 5_000),
     POLL_FEED_MS: int(500, 600_000, 10_000),
+    FEED_COUNTS_LAG_MS: int(0, 60_000, 5_000),
     COMMENT_MAX_LENGTH: int(1, 10_000, 2_000),
   })
   .superRefine((env, ctx) => {

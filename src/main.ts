@@ -148,6 +148,7 @@ async function main(): Promise<void> {
       databaseUrl,
       redis: running.redis,
       logger,
+      stamps: running.eventSourcing.changes,
       registry,
     });
     running.app = await assembleApp({
@@ -162,7 +163,7 @@ async function main(): Promise<void> {
       projections: running.eventSourcing.projectionNames,
       storage: running.storage,
       support: running.support,
-      localProjections: running.eventSourcing.projections,
+      changes: running.eventSourcing.changes,
     });
     const listeningAt = await running.app.listen({ host: config.HOST, port: config.PORT });
     running.support.listening(listeningAt);

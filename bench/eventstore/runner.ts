@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { DatabasePool } from '../../src/db/pool.ts';
 import { type Position, reached } from '../../src/events/envelope.ts';
 import type { EventStore } from '../../src/events/store/port.ts';
+import { createChangeFeed } from '../../src/projections/changes.ts';
 import { devicesProjection } from '../../src/projections/devices.ts';
 import { type ProjectionRunner, startProjectionRunner } from '../../src/projections/runner.ts';
 
@@ -28,7 +29,10 @@ export function startDevicesRunner(options: {
   readonly logger: Logger;
   readonly batchSize: number | undefined;
 }): DevicesRunner {
+  // Without a connection string the feed hears only this runner: its batches, as they commit.
+  const changes = createChangeFeed({ logger: options.logger });
   const runner = startProjectionRunner({
+    changes,
     pool: options.pool,
     store: options.store,
     connectionString: options.connectionString,
@@ -37,7 +41,7 @@ export function startDevicesRunner(options: {
     ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
   });
   const timeline: Progress[] = [];
-  runner.events.on('progress', (name, position) => {
+  changes.events.on('heard', (name, position) => {
     if (name === devicesProjection.name) timeline.push({ at: performance.now(), position });
   });
 
@@ -51,7 +55,7 @@ export function startDevicesRunner(options: {
       let stall = setTimeout(onStall, stallMs);
       function finish(settle: () => void) {
         clearTimeout(stall);
-        runner.events.off('progress', onProgress);
+        changes.events.off('heard', onProgress);
         signal.removeEventListener('abort', onAbort);
         settle();
       }
@@ -78,7 +82,7 @@ export function startDevicesRunner(options: {
         clearTimeout(stall);
         stall = setTimeout(onStall, stallMs);
       }
-      runner.events.on('progress', onProgress);
+      changes.events.on('heard', onProgress);
       signal.addEventListener('abort', onAbort, { once: true });
     });
 

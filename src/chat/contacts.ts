@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { DatabasePool } from '../db/pool.ts';
+import { type ChangeStamps, supportScopes } from './stamps.ts';
 import { contactOfUser, forgetUserContact, saveUserContact, withUserContactLock } from './user-contacts.ts';
 import { type IntercomClient, parseExistingContactId } from '../integrations/intercom/client.ts';
 import { isProviderError } from '../integrations/intercom/errors.ts';
@@ -20,12 +21,8 @@ export interface ContactMapping {
   renew(userId: string, goneContactId: string): Promise<string>;
 }
 
-/**
- * Mappings change only when a contact is wiped (development) or deleted at Intercom, so this process keeps
- * them a while: a poll then needs no query to know whose it is. Another replica forgetting one is seen
- * here after at most this long.
- */
-const REMEMBER_MS = 60_000;
+/** Users whose mapping (or lack of one) this process keeps in memory. */
+const REMEMBERED_USERS = 200_000;
 
 /**
  * Users map to Intercom contacts by `external_id` = our user id (INTEGRATIONS.md). The mapping is stored in
@@ -34,9 +31,26 @@ const REMEMBER_MS = 60_000;
  * created. Creating can still meet a contact Intercom already has (made elsewhere, or archived and so
  * invisible to the lookup): its 409 names the id, and an archived one is unarchived.
  */
-export function contactMapping(pool: DatabasePool, intercom: ContactCalls): ContactMapping {
+export function contactMapping(
+  pool: DatabasePool,
+  intercom: ContactCalls,
+  stamps: ChangeStamps,
+): ContactMapping {
   const pending = new Map<string, Promise<string>>();
-  const remembered = new LRUCache<string, string>({ max: 100_000, ttl: REMEMBER_MS });
+  // A mapping, or the lack of one, as read under its scope's token: a poll then needs no query to know
+  // whose it is, and a mapping made or dropped on any replica moves the token (decision 022).
+  const remembered = new LRUCache<string, { readonly contactId: string | null; readonly token: string }>({
+    max: REMEMBERED_USERS,
+  });
+  const tokenOf = (userId: string) => stamps.of(supportScopes.contact(userId));
+  const recall = (userId: string) => {
+    const entry = remembered.get(userId);
+    return entry !== undefined && entry.token === tokenOf(userId) ? entry : undefined;
+  };
+  const changed = (userId: string) => {
+    remembered.delete(userId);
+    stamps.announce('contacts', null, [supportScopes.contact(userId)]);
+  };
 
   const resolve = async (userId: string): Promise<string> => {
     const known = await contactOfUser(pool, userId);
@@ -47,18 +61,22 @@ export function contactMapping(pool: DatabasePool, intercom: ContactCalls): Cont
       const contactId = await findOrCreate(intercom, userId);
       await saveUserContact(tx, userId, contactId);
       return contactId;
+    }).then((contactId) => {
+      changed(userId);
+      return contactId;
     });
   };
 
   return {
     contactFor(userId) {
-      const known = remembered.get(userId);
-      if (known !== undefined) return Promise.resolve(known);
+      const known = recall(userId)?.contactId;
+      if (typeof known === 'string') return Promise.resolve(known);
       let found = pending.get(userId);
       if (!found) {
         found = resolve(userId)
           .then((contactId) => {
-            remembered.set(userId, contactId);
+            // Just read or just made: current, whatever the token moved to meanwhile.
+            remembered.set(userId, { contactId, token: tokenOf(userId) });
             return contactId;
           })
           .finally(() => pending.delete(userId));
@@ -67,18 +85,20 @@ export function contactMapping(pool: DatabasePool, intercom: ContactCalls): Cont
       return found;
     },
     async knownContact(userId) {
-      const known = remembered.get(userId);
-      if (known !== undefined) return known;
+      const known = recall(userId);
+      if (known !== undefined) return known.contactId;
+      // The token before the read: a change while it runs leaves the entry under the old token, unused.
+      const token = tokenOf(userId);
       const stored = await contactOfUser(pool, userId);
-      if (stored !== null) remembered.set(userId, stored);
+      remembered.set(userId, { contactId: stored, token });
       return stored;
     },
     forget(userId) {
-      remembered.delete(userId);
+      changed(userId);
     },
     async renew(userId, goneContactId) {
-      remembered.delete(userId);
       await forgetUserContact(pool, userId, goneContactId);
+      changed(userId);
       return this.contactFor(userId);
     },
   };

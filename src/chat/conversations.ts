@@ -3,7 +3,7 @@ import { forbidden, notFound } from '../lib/domain-error.ts';
 import { findFile } from '../files/file-records.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import { activeReasons } from './reasons.ts';
-import { markConversationRead, readMarkers } from './support-reads.ts';
+import type { SupportReads } from './support-reads.ts';
 import { signedFileUrl } from '../files/signed-urls.ts';
 import type { IntercomClient } from '../integrations/intercom/client.ts';
 import { isProviderError } from '../integrations/intercom/errors.ts';
@@ -25,6 +25,8 @@ export interface ChatDeps {
   >;
   readonly contacts: ContactMapping;
   readonly cache: SupportCache;
+  /** The user's read markers, cached per user. */
+  readonly reads: SupportReads;
   readonly logger: Logger;
   /** How attachments become links Intercom can fetch. */
   readonly files: {
@@ -70,7 +72,7 @@ export async function conversationFor(
 
 /** The one continuous thread: every request of the user's, oldest first, closed ones included. */
 export async function conversationsOf(
-  deps: Pick<ChatDeps, 'cache' | 'contacts' | 'pool'>,
+  deps: Pick<ChatDeps, 'cache' | 'contacts' | 'reads'>,
   userId: string,
 ): Promise<{ items: ConversationSummary[]; freshness: Freshness }> {
   const contactId = await deps.contacts.knownContact(userId);
@@ -78,7 +80,7 @@ export async function conversationsOf(
   if (contactId === null) return { items: [], freshness: { stale: false, fetchedAt: Date.now() } };
   const [list, markers] = await Promise.all([
     deps.cache.conversations(contactId),
-    readMarkers(deps.pool, userId),
+    deps.reads.markers(userId),
   ]);
   const reads = await Promise.all(list.value.items.map((item) => deps.cache.conversation(item.id)));
   const items: ConversationSummary[] = [];
@@ -185,7 +187,7 @@ export async function markRead(
   const message =
     lastReadMessageId === undefined ? messages.at(-1) : messages.find((m) => m.id === lastReadMessageId);
   if (!message) throw notFound('Message not found in this conversation');
-  await markConversationRead(deps.pool, userId, conversationId, message);
+  await deps.reads.markConversationRead(userId, conversationId, message);
   try {
     await deps.intercom.markConversationRead(conversationId);
   } catch (error) {

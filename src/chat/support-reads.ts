@@ -1,6 +1,10 @@
+import { LRUCache } from 'lru-cache';
+import { keptWhileAsked } from '../lib/kept-while-asked.ts';
 import { type CommonQueryMethods, sql } from 'slonik';
 import { z } from 'zod';
+import type { DatabasePool } from '../db/pool.ts';
 import type { ReadMarker } from './conversation-views.ts';
+import { type ChangeStamps, supportScopes } from './stamps.ts';
 
 const markerRow = z.object({
   conversation_id: z.string(),
@@ -61,4 +65,62 @@ export async function markTicketSeen(
 export async function forgetSupportReads(db: CommonQueryMethods, userId: string): Promise<void> {
   await db.query(sql.unsafe`DELETE FROM conversation_reads WHERE user_id = ${userId}`);
   await db.query(sql.unsafe`DELETE FROM ticket_reads WHERE user_id = ${userId}`);
+}
+
+/** The read markers as polls use them: from memory while no write has moved them (decision 022). */
+export interface SupportReads {
+  markers(userId: string): Promise<ReadonlyMap<string, ReadMarker>>;
+  seen(userId: string): Promise<ReadonlyMap<string, Date>>;
+  markConversationRead(
+    userId: string,
+    conversationId: string,
+    message: { readonly id: string; readonly createdAt: string },
+  ): Promise<void>;
+  /** Writes only when the marker moves: a poll of a ticket already seen costs no statement. */
+  markTicketSeen(userId: string, ticketId: string, updatedAt: string): Promise<void>;
+}
+
+/** Users whose markers this process keeps in memory, per kind. */
+const REMEMBERED_USERS = 100_000;
+
+/**
+ * The markers of `conversation_reads` and `ticket_reads`, cached per user under the token of the user's
+ * support-reads scope: a write through any replica moves it, so the next poll reads them again, and a poll
+ * that changes nothing reads nothing.
+ */
+export function supportReads(pool: DatabasePool, stamps: ChangeStamps): SupportReads {
+  const scope = supportScopes.reads;
+  const markers = new LRUCache<string, Map<string, ReadMarker>, string>({
+    max: REMEMBERED_USERS,
+    ...keptWhileAsked,
+    fetchMethod: (_key, _stale, { context: userId }) => readMarkers(pool, userId),
+  });
+  const seen = new LRUCache<string, Map<string, Date>, string>({
+    max: REMEMBERED_USERS,
+    ...keptWhileAsked,
+    fetchMethod: (_key, _stale, { context: userId }) => ticketsSeen(pool, userId),
+  });
+  const cached = async <T extends object>(cache: LRUCache<string, T, string>, userId: string) => {
+    const key = `${stamps.of(scope(userId))}\n${userId}`;
+    const found = cache.get(key) ?? (await cache.fetch(key, { context: userId }));
+    if (found === undefined) throw new Error('support reads: no markers');
+    return found;
+  };
+  const moved = (userId: string) => {
+    stamps.announce('support-reads', null, [scope(userId)]);
+  };
+  return {
+    markers: (userId) => cached(markers, userId),
+    seen: (userId) => cached(seen, userId),
+    async markConversationRead(userId, conversationId, message) {
+      await markConversationRead(pool, userId, conversationId, message);
+      moved(userId);
+    },
+    async markTicketSeen(userId, ticketId, updatedAt) {
+      const known = (await cached(seen, userId)).get(ticketId);
+      if (known !== undefined && known.getTime() >= Date.parse(updatedAt)) return;
+      await markTicketSeen(pool, userId, ticketId, updatedAt);
+      moved(userId);
+    },
+  };
 }

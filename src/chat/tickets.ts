@@ -1,4 +1,3 @@
-import { markTicketSeen } from './support-reads.ts';
 import { type TicketSummary, type TicketView, ticketSummary } from './ticket-views.ts';
 import { type ChatDeps, type Freshness, ownedBy } from './conversations.ts';
 import type { Owned } from './support-cache.ts';
@@ -21,7 +20,7 @@ export async function ticketsOf(
  * The marker only moves forward, so a poll of an unchanged ticket changes nothing.
  */
 export async function ticketFor(
-  deps: Pick<ChatDeps, 'cache' | 'contacts' | 'pool'>,
+  deps: Pick<ChatDeps, 'cache' | 'contacts' | 'reads'>,
   userId: string,
   ticketId: string,
 ): Promise<{ record: Found<TicketView>; freshness: Freshness }> {
@@ -30,6 +29,6 @@ export async function ticketFor(
     deps.cache.ticket(ticketId),
   ]);
   const record = ownedBy(read, contactId, 'Ticket');
-  await markTicketSeen(deps.pool, userId, ticketId, record.view.updatedAt);
+  await deps.reads.markTicketSeen(userId, ticketId, record.view.updatedAt);
   return { record, freshness: read };
 }

@@ -1,5 +1,4 @@
 import { type ChatDeps, conversationsOf } from './conversations.ts';
-import { ticketsSeen } from './support-reads.ts';
 import { ticketsOf } from './tickets.ts';
 
 export interface Unread {
@@ -11,8 +10,8 @@ export interface Unread {
   readonly channels: Record<string, number>;
 }
 
-export interface UnreadDeps extends Pick<ChatDeps, 'cache' | 'contacts' | 'pool'> {
-  /** The user's unread posts by channel (a query of the channel's read tables). */
+export interface UnreadDeps extends Pick<ChatDeps, 'cache' | 'contacts' | 'reads'> {
+  /** The user's unread posts by channel (from the channels' read tables, cached). */
   channelsUnread(userId: string): Promise<Record<string, number>>;
 }
 
@@ -21,7 +20,7 @@ export async function unreadOf(deps: UnreadDeps, userId: string) {
   const [conversations, tickets, seen, channels] = await Promise.all([
     conversationsOf(deps, userId),
     ticketsOf(deps, userId),
-    ticketsSeen(deps.pool, userId),
+    deps.reads.seen(userId),
     deps.channelsUnread(userId),
   ]);
   const unread: Unread = {

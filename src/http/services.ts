@@ -14,10 +14,10 @@ import type { IntercomSandbox } from '../integrations/intercom/sandbox/index.ts'
 import type { LoginThrottle } from '../integrations/rate-limiters/login-throttle.ts';
 import type { ObjectStorage } from '../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../projections/progress.ts';
-import type { ReadVersions } from '../projections/read-version.ts';
+import type { ReadChanges } from '../projections/changes.ts';
 
 /** What the routes use of the support services that wiring/support.ts starts. */
-export interface SupportParts extends Pick<ChatDeps, 'intercom' | 'contacts' | 'cache'> {
+export interface SupportParts extends Pick<ChatDeps, 'intercom' | 'contacts' | 'cache' | 'reads'> {
   /** Verifies `X-Hub-Signature`; null when none is configured, and then every webhook is refused. */
   readonly webhookSecret: string | null;
   /** The loopback stand-in for Intercom (never in production), which devtools drive. */
@@ -48,8 +48,8 @@ export interface HttpServices {
   readonly support: SupportParts;
   /** Upload caps in bytes, from the MAX_*_MB settings. */
   readonly uploadCaps: UploadCaps;
-  /** The read versions the feed and comment caches key on. */
-  readonly versions: ReadVersions;
+  /** What the poll caches key on: the scopes each projection batch changed (decision 022). */
+  readonly changes: ReadChanges;
   /** The support chat's reads and writes (and the channels' unread counts, for the badges). */
   readonly chat: ChatDeps & UnreadDeps;
   readonly commentPosting: CommentPostingPorts;

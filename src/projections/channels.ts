@@ -1,6 +1,7 @@
 import { sql } from 'slonik';
 import { CHANNELS_CATEGORY, channelCreated, channelEdited, channelOfStream } from '../events/channels.ts';
 import type { Projection } from './projection.ts';
+import { scopes } from './scopes.ts';
 
 /**
  * The `channels` read table: one row per channel with its current settings. Channel events are rare (an
@@ -64,4 +65,6 @@ export const channelsProjection: Projection<'channels'> = {
         WHERE id = ${id}`);
     }
   },
+
+  changes: () => [scopes.channels],
 };

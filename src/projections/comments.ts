@@ -9,6 +9,7 @@ import {
 } from '../events/comments.ts';
 import type { RecordedEvent } from '../events/envelope.ts';
 import type { Projection, Tables } from './projection.ts';
+import { scopes } from './scopes.ts';
 
 type CommentTable = 'channel_comments' | 'comment_attachments' | 'comment_reports' | 'post_comment_counts';
 type CommentTables = Tables<CommentTable>;
@@ -105,7 +106,32 @@ export const commentsProjection: Projection<CommentTable> = {
     }
     await insertComments(db, tables, posted, seq);
   },
+
+  // A new comment names its post and channel; later events name only the comment, found in the table.
+  async changes(db, events, tables) {
+    const changed = new Set<string>();
+    const others: string[] = [];
+    for (const recorded of events) {
+      if (recorded.type !== 'commentPosted') {
+        others.push(commentOfStream(recorded.streamName));
+        continue;
+      }
+      const { channelId, postId } = commentPosted.shape.data.parse(recorded.data);
+      changed.add(scopes.thread(postId)).add(scopes.counts(channelId));
+    }
+    if (others.length > 0) {
+      const places = await db.any(sql.type(placeRow)`
+        SELECT DISTINCT channel_id, post_id FROM ${tables.channel_comments}
+        WHERE id = ANY (${sql.array(others, 'uuid')})`);
+      for (const { channel_id: channel, post_id: post } of places) {
+        changed.add(scopes.thread(post)).add(scopes.counts(channel));
+      }
+    }
+    return [...changed];
+  },
 };
+
+const placeRow = z.object({ channel_id: z.string(), post_id: z.string() });
 
 type NewComment = z.infer<typeof commentPosted.shape.data> & { readonly id: string };
 

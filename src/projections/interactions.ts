@@ -7,6 +7,7 @@ import {
   userOfReaderStream,
 } from '../events/interactions.ts';
 import type { Projection } from './projection.ts';
+import { scopes } from './scopes.ts';
 
 /** `post_button_clicks`: one row per click (the event's id keeps it unique), for the posts' stats. */
 export const clicksProjection: Projection<'post_button_clicks'> = {
@@ -91,4 +92,6 @@ export const readsProjection: Projection<'channel_reads'> = {
           > (r.last_read_published_at, r.last_read_post_id)`);
     }
   },
+
+  changes: (_db, events) => events.map((recorded) => scopes.readsOf(userOfReaderStream(recorded))),
 };

@@ -14,6 +14,7 @@ import {
   moderationEventSchema,
 } from '../events/moderation.ts';
 import type { Projection, Tables } from './projection.ts';
+import { scopes } from './scopes.ts';
 
 type ModerationTable =
   'comment_bans' | 'comment_moderators' | 'comment_moderation_events' | 'moderated_comments';
@@ -114,6 +115,12 @@ export const moderationProjection: Projection<ModerationTable> = {
     }
     await indexComments(db, tables, posted);
   },
+
+  // Comment events change what the comments projection holds, not what clients read from here.
+  changes: (_db, events) =>
+    events
+      .filter((recorded) => recorded.streamName.startsWith(`${MODERATION_CATEGORY}-`))
+      .map((recorded) => scopes.moderators(channelOfModerationStream(recorded.streamName))),
 };
 
 async function indexComments(

@@ -1,4 +1,5 @@
 import { type CommonQueryMethods, type IdentifierSqlToken, sql } from 'slonik';
+import { z } from 'zod';
 import type { RecordedEvent } from '../events/envelope.ts';
 import {
   type PostAttachment,
@@ -9,6 +10,7 @@ import {
 } from '../events/posts.ts';
 import { postsViewed, userOfReaderStream, VIEWS_CATEGORY } from '../events/interactions.ts';
 import type { Projection, Tables } from './projection.ts';
+import { scopes } from './scopes.ts';
 
 type PostTable = 'channel_posts' | 'post_buttons' | 'post_attachments' | 'post_views';
 type PostTables = Tables<PostTable>;
@@ -251,4 +253,28 @@ export const postsProjection: Projection<PostTable> = {
     }
     await countViews(db, tables, views);
   },
+
+  // Views name their channel; post events only their post, whose channel is in the table.
+  async changes(db, events, tables) {
+    const changed = new Set<string>();
+    const posts: string[] = [];
+    for (const recorded of events) {
+      if (recorded.type === 'postsViewed') {
+        changed.add(scopes.counts(postsViewed.shape.data.parse(recorded.data).channelId));
+        continue;
+      }
+      posts.push(postOfStream(recorded.streamName));
+      if (publishing.has(recorded.type)) changed.add(scopes.published);
+    }
+    if (posts.length > 0) {
+      const channels = await db.anyFirst(sql.type(channelRow)`
+        SELECT DISTINCT channel_id FROM ${tables.channel_posts} WHERE id = ANY (${sql.array(posts, 'uuid')})`);
+      for (const channel of channels) changed.add(scopes.feed(channel));
+    }
+    return [...changed];
+  },
 };
+
+/** Post events that may change which posts are published. */
+const publishing = new Set(['postPublished', 'postHidden', 'postUnhidden', 'postDeleted']);
+const channelRow = z.object({ channel_id: z.string() });

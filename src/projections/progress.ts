@@ -1,13 +1,7 @@
-import type { EventEmitter } from 'node:events';
 import type { DatabasePool } from 'slonik';
 import { type Position, reached } from '../events/envelope.ts';
+import type { ReadChanges } from './changes.ts';
 import { createCheckpointReads } from './checkpoint-reads.ts';
-
-/** The projection runner of this process, when it runs one: what it leads, and its progress after each batch. */
-export interface LocalRunner {
-  readonly events: EventEmitter<{ progress: [string, Position] }>;
-  isLeader(name: string): boolean;
-}
 
 export interface ProjectionWaiter {
   /**
@@ -18,56 +12,50 @@ export interface ProjectionWaiter {
   waitFor(names: readonly string[], position: Position | null, timeoutMs?: number): Promise<boolean>;
 }
 
-/** How long a waiter sleeps before it looks at the checkpoints again, absent any progress event. */
+/** How long a waiter sleeps before it looks at the checkpoints, absent any news (without notifications). */
 const RECHECK_MS = 20;
+/** The same while notifications are heard: the checkpoints then only tell a failed projection. */
+const FAILURE_RECHECK_MS = 250;
 export const READ_YOUR_WRITES_TIMEOUT_MS = 2_000;
 
 /**
- * Checkpoints are read from the database, so it works whichever replica runs the projection; the local
- * runner's progress events cut the wait short, and while this process runs every projection waited for,
- * they stand in for the reads until the runner falls quiet. Waiters share their reads
+ * Done when the change feed has heard every named projection pass the position: from this process's
+ * runner at once, from another replica's through its notification. Hearing it (rather than reading a
+ * checkpoint) means the caches keyed on the feed have moved too, so the caller's next read shows the
+ * write. Without notifications it reads the checkpoints instead; waiters share those reads
  * (`CheckpointReads`), so many requests waiting at once cost one query per round, not one each.
  */
-export function createProjectionWaiter(pool: DatabasePool, runner?: LocalRunner): ProjectionWaiter {
-  const progress = runner?.events;
+export function createProjectionWaiter(pool: DatabasePool, changes: ReadChanges): ProjectionWaiter {
   const reads = createCheckpointReads(pool);
-  // Where this process's runner has taken each projection it leads: enough to answer most waits with no
-  // query at all, since a projection's progress is emitted only after its batch committed.
-  const local = new Map<string, Position>();
-  progress?.on('progress', (name, at) => {
-    local.set(name, at);
-  });
-  const reachedHere = (names: readonly string[], position: Position) =>
-    names.every((n) => reached(local.get(n) ?? null, position));
-  const leadsAll = (names: readonly string[]) => names.every((n) => runner?.isLeader(n) ?? false);
+  const heardAll = (names: readonly string[], position: Position) =>
+    names.every((n) => reached(changes.heard(n), position));
   return {
     async waitFor(names, position, timeoutMs = READ_YOUR_WRITES_TIMEOUT_MS) {
       if (position === null || names.length === 0) return true;
       const deadline = Date.now() + timeoutMs;
-      // While this process runs every named projection, the write is in one of its coming batches, and a
-      // read would only say "not yet": it waits for their progress, and reads after a quiet interval.
-      let read = !leadsAll(names);
+      // While notifications are heard, the first look at the checkpoints (for a failure) can wait.
+      let readAt = changes.listening() ? Date.now() : 0;
       for (;;) {
-        if (reachedHere(names, position)) return true;
-        if (read) {
+        if (heardAll(names, position)) return true;
+        const listening = changes.listening();
+        if (Date.now() - readAt >= (listening ? FAILURE_RECHECK_MS : RECHECK_MS)) {
+          readAt = Date.now();
           const views = await reads.fresh();
           if (names.some((n) => views.get(n)?.status === 'failed')) return false;
           const done = names.every((n) => reached(views.get(n)?.position ?? null, position));
-          if (done) return true;
+          if (done && !listening) return true;
         }
         const left = deadline - Date.now();
         if (left <= 0) return false;
-        const woke = await new Promise<'progress' | 'quiet'>((resume) => {
-          const finish = (why: 'progress' | 'quiet') => () => {
+        await new Promise<void>((resume) => {
+          const finish = () => {
             clearTimeout(timer);
-            progress?.off('progress', onProgress);
-            resume(why);
+            changes.events.off('heard', finish);
+            resume();
           };
-          const onProgress = finish('progress');
-          const timer = setTimeout(finish('quiet'), Math.min(RECHECK_MS, left));
-          progress?.on('progress', onProgress);
+          const timer = setTimeout(finish, Math.min(listening ? FAILURE_RECHECK_MS : RECHECK_MS, left));
+          changes.events.on('heard', finish);
         });
-        read = woke === 'quiet' || !leadsAll(names);
       }
     },
   };

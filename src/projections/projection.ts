@@ -25,6 +25,16 @@ export interface Projection<Name extends string = string> {
    * bounded by round trips, not by the database.
    */
   apply(db: CommonQueryMethods, events: readonly RecordedEvent[], tables: Tables<Name>): Promise<void>;
+  /**
+   * The scopes (`scopes.ts`) the batch changed for clients, found in the batch's transaction after
+   * `apply`: the caches of what clients poll key on them (decision 022). Absent when clients poll none
+   * of the projection's tables.
+   */
+  changes?(
+    db: CommonQueryMethods,
+    events: readonly RecordedEvent[],
+    tables: Tables<Name>,
+  ): Promise<readonly string[]> | readonly string[];
 }
 
 const namePattern = /^[a-z][a-z0-9_]{0,40}$/;

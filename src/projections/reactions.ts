@@ -1,6 +1,7 @@
 import { sql } from 'slonik';
 import { REACTIONS_CATEGORY, reactionEventSchema, userOfReactionsStream } from '../events/reactions.ts';
 import type { Projection } from './projection.ts';
+import { scopes } from './scopes.ts';
 
 /**
  * `post_reactions` (who reacted with what: the `mine` of the feed) and `post_reaction_counts` (per post and
@@ -50,4 +51,10 @@ export const reactionsProjection: Projection<'post_reactions' | 'post_reaction_c
         ON CONFLICT (post_id, emoji) DO UPDATE SET count = ${counts}.count + ${delta}`);
     }
   },
+
+  changes: (_db, events) =>
+    events.flatMap((recorded) => {
+      const { channelId } = reactionEventSchema.parse({ type: recorded.type, data: recorded.data }).data;
+      return [scopes.counts(channelId), scopes.reactionsOf(userOfReactionsStream(recorded.streamName))];
+    }),
 };

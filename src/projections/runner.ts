@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { type DatabasePool, sql } from 'slonik';
@@ -7,6 +6,7 @@ import { runAsLeader } from '../db/leader-lock.ts';
 import { describeError } from '../lib/error-text.ts';
 import type { Position, RecordedEvent } from '../events/envelope.ts';
 import type { EventStore } from '../events/store/port.ts';
+import type { ChangeFeed } from './changes.ts';
 import { advanceLiveCheckpoint, loadLiveState } from './checkpoints.ts';
 import { projectionMetrics } from './metrics.ts';
 import { type Projection, tablesOf } from './projection.ts';
@@ -23,26 +23,13 @@ export interface ProjectionRunnerOptions {
   readonly lockRetryMs?: number;
   /** How often a failed projection looks whether a rebuild has put it right. */
   readonly failedRecheckMs?: number;
-}
-
-/** Where a projection this process is running stands: its live generation and last committed batch. */
-export interface LocalProgress {
-  readonly generation: number;
-  readonly position: Position | null;
-  /** Changes each time the runner (re)loads the projection's state, so no two runs share a version. */
-  readonly epoch: number;
+  /** Where each committed batch's changes are announced (decision 022). */
+  readonly changes?: ChangeFeed;
 }
 
 export interface ProjectionRunner {
-  /** Emits 'progress' (name, position) after each batch this process applies. */
-  readonly events: EventEmitter<{ progress: [string, Position] }>;
   /** True while this process is the active runner of that projection. */
   isLeader(name: string): boolean;
-  /**
-   * While this process leads the projection and follows the log, what it has committed; undefined
-   * otherwise. Updated before 'progress' is emitted, so whoever hears of a batch sees it here too.
-   */
-  local(name: string): LocalProgress | undefined;
   stop(): Promise<void>;
 }
 
@@ -83,7 +70,7 @@ function isTransient(error: unknown): boolean {
 /** Events per batch: large enough that catching up is bound by the database, not by round trips. */
 export const DEFAULT_BATCH_SIZE = 1_000;
 
-type BatchOutcome = { kind: 'applied'; position: Position } | { kind: 'reload' };
+type BatchOutcome = { kind: 'applied'; position: Position; scopes: readonly string[] } | { kind: 'reload' };
 
 /**
  * One loop per projection: become its single active runner (advisory lock), then read batches after
@@ -93,11 +80,7 @@ export function startProjectionRunner(options: ProjectionRunnerOptions): Project
   const { pool, store, logger } = options;
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const controller = new AbortController();
-  const events = new EventEmitter<{ progress: [string, Position] }>();
-  events.setMaxListeners(0);
   const leaders = new Set<string>();
-  const following = new Map<string, LocalProgress>();
-  let epochs = 0;
   const metrics = options.registry
     ? projectionMetrics({ ...options, registry: options.registry })
     : undefined;
@@ -109,17 +92,19 @@ export function startProjectionRunner(options: ProjectionRunnerOptions): Project
     batch: readonly RecordedEvent[],
   ): Promise<BatchOutcome> {
     const last = batch.at(-1);
-    if (!last) return { kind: 'applied', position: from ?? { commit: 0n, prepare: 0n } };
+    if (!last) return { kind: 'applied', position: from ?? { commit: 0n, prepare: 0n }, scopes: [] };
     const tables = tablesOf(projection, generation);
     return pool.transaction(async (tx) => {
       const move = { name: projection.name, generation, from, to: last.position, applied: batch.length };
       if (!(await advanceLiveCheckpoint(tx, move))) return { kind: 'reload' };
+      let scopes: readonly string[];
       try {
         await projection.apply(tx, batch, tables);
+        scopes = (await projection.changes?.(tx, batch, tables)) ?? [];
       } catch (error) {
         throw isTransient(error) ? error : new BatchRefused(error);
       }
-      return { kind: 'applied', position: last.position };
+      return { kind: 'applied', position: last.position, scopes };
     });
   }
 
@@ -149,33 +134,22 @@ export function startProjectionRunner(options: ProjectionRunnerOptions): Project
       return;
     }
     let position = live.position;
-    epochs += 1;
-    const mine: LocalProgress = { generation: live.generation, position, epoch: epochs };
-    following.set(projection.name, mine);
-    // Leadership can end while a batch is in flight: stop vouching for the state at once, not after it.
-    const forget = () => {
-      if (following.get(projection.name)?.epoch === mine.epoch) following.delete(projection.name);
-    };
-    signal.addEventListener('abort', forget, { once: true });
-    try {
-      const subscription = store.subscribe({
-        after: position,
-        categories: projection.categories,
-        batchSize,
-        signal,
-      });
-      for await (const batch of subscription) {
-        const outcome = await applyOrFindCulprit(projection, live.generation, position, batch);
-        if (outcome.kind === 'reload') return;
-        if (outcome.kind === 'failed') {
-          await markFailed(projection, outcome.failure);
-          return;
-        }
-        position = outcome.position;
+    // A (re)load may follow a rebuild's switch or a reset: nothing cached from before can be trusted.
+    options.changes?.announce(projection.name, position, null);
+    const subscription = store.subscribe({
+      after: position,
+      categories: projection.categories,
+      batchSize,
+      signal,
+    });
+    for await (const batch of subscription) {
+      const outcome = await applyOrFindCulprit(projection, live.generation, position, batch);
+      if (outcome.kind === 'reload') return;
+      if (outcome.kind === 'failed') {
+        await markFailed(projection, outcome.failure);
+        return;
       }
-    } finally {
-      signal.removeEventListener('abort', forget);
-      forget();
+      position = outcome.position;
     }
   }
 
@@ -206,11 +180,9 @@ export function startProjectionRunner(options: ProjectionRunnerOptions): Project
       if (outcome.kind === 'reload') return outcome;
       position = outcome.position;
       metrics?.applied.inc({ projection: projection.name }, next.length);
-      const current = following.get(projection.name);
-      if (current?.generation === generation) following.set(projection.name, { ...current, position });
-      events.emit('progress', projection.name, position);
+      options.changes?.announce(projection.name, position, outcome.scopes);
     }
-    return { kind: 'applied', position: position ?? { commit: 0n, prepare: 0n } };
+    return { kind: 'applied', position: position ?? { commit: 0n, prepare: 0n }, scopes: [] };
   }
 
   const run = (projection: Projection) =>
@@ -234,9 +206,7 @@ export function startProjectionRunner(options: ProjectionRunnerOptions): Project
   const loops = options.projections.map((p) => run(p));
 
   return {
-    events,
     isLeader: (name) => leaders.has(name),
-    local: (name) => (leaders.has(name) ? following.get(name) : undefined),
     async stop() {
       controller.abort();
       await awaitStop(Promise.allSettled(loops), logger, 'the projection runner');

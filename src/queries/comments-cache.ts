@@ -1,7 +1,9 @@
 import { digest } from '../lib/digest.ts';
+import { keptWhileAsked } from '../lib/kept-while-asked.ts';
 import { LRUCache } from 'lru-cache';
 import type { DatabasePool } from '../db/pool.ts';
-import type { ReadVersions } from '../projections/read-version.ts';
+import type { ReadChanges } from '../projections/changes.ts';
+import { scopes } from '../projections/scopes.ts';
 import { commentChanges, type CommentRow, commentTarget, latestComments } from './comments.ts';
 import { isCommentModerator } from './moderation.ts';
 
@@ -55,30 +57,27 @@ function cachedPage(rows: readonly CommentRow[], next: number): CachedPage {
   return { rows, next, etags: { reader: `W/"${hash}.r"`, moderator: `W/"${hash}.m"` }, authors };
 }
 
-/** Every projection a comment poll's answer comes from. */
-const POLL_PROJECTIONS = ['posts', 'channels', 'moderation', 'comments'];
-
 /**
- * An open comment thread polls every few seconds, and most polls find nothing new. As with the feed
- * (decision 014), answers are cached under the read version of the projections they come from, so a poll
- * that changes nothing costs the shared checkpoint read and a few map lookups, and sees every change
- * committed before it arrived, on any replica:
- * - whether the post is visible: `posts` and `channels`;
- * - whether the reader moderates the channel (and so sees hidden comments): `moderation`;
- * - the page itself, the same for every reader of one kind: `comments` and `moderation` (authors' badges).
+ * An open comment thread polls every few seconds, and most polls find nothing new. As with the feed,
+ * answers are cached under the stamps of the scopes they come from (decision 022), so a poll that changes
+ * nothing costs a few map lookups and no SQL, and a comment on one post moves no other post's thread:
+ * - whether the post is visible: the channels and the channel's feed;
+ * - whether the reader moderates the channel (and so sees hidden comments): the channel's moderators;
+ * - the page itself, the same for every reader of one kind: the thread and the channel's moderators
+ *   (authors' badges).
  * The reader's own part (`mine`) is found in the page, not read.
  */
-export function createCommentsCache(pool: DatabasePool, versions: ReadVersions): CommentsCache {
+export function createCommentsCache(pool: DatabasePool, changes: ReadChanges): CommentsCache {
   const targets = new LRUCache<string, { readonly visible: boolean }, CommentPollRequest>({
     max: 20_000,
-    ttl: 60_000,
+    ...keptWhileAsked,
     fetchMethod: async (_k, _s, { context: { channelId, postId } }) => ({
       visible: (await commentTarget(pool, channelId, postId)) !== null,
     }),
   });
   const moderators = new LRUCache<string, { readonly is: boolean }, CommentPollRequest>({
     max: 50_000,
-    ttl: 60_000,
+    ...keptWhileAsked,
     fetchMethod: async (_k, _s, { context: { channelId, userId } }) => ({
       is: await isCommentModerator(pool, channelId, userId),
     }),
@@ -89,7 +88,7 @@ export function createCommentsCache(pool: DatabasePool, versions: ReadVersions):
     { readonly request: CommentPollRequest; readonly withHidden: boolean }
   >({
     max: 5_000,
-    ttl: 60_000,
+    ...keptWhileAsked,
     fetchMethod: async (_k, _s, { context: { request, withHidden } }) => {
       const { postId, since, limit } = request;
       const page =
@@ -102,16 +101,15 @@ export function createCommentsCache(pool: DatabasePool, versions: ReadVersions):
 
   return {
     async poll(request) {
-      const version = await versions.fresh(POLL_PROJECTIONS);
       const { channelId, postId, userId } = request;
-      const targetKey = `${version.of('posts', 'channels')}\n${channelId}\n${postId}`;
+      const targetKey = `${changes.of(scopes.channels, scopes.feed(channelId))}\n${channelId}\n${postId}`;
       const target = targets.get(targetKey) ?? (await targets.fetch(targetKey, { context: request }));
       if (!target?.visible) return null;
-      const moderatorKey = `${version.of('moderation')}\n${channelId}\n${userId}`;
+      const moderatorKey = `${changes.of(scopes.moderators(channelId))}\n${channelId}\n${userId}`;
       const moderator =
         moderators.get(moderatorKey) ?? (await moderators.fetch(moderatorKey, { context: request }));
       const withHidden = moderator?.is ?? false;
-      const key = `${version.of('comments', 'moderation')}\n${postId}\n${request.since ?? ''}\n${request.limit}\n${withHidden}`;
+      const key = `${changes.of(scopes.thread(postId), scopes.moderators(channelId))}\n${postId}\n${request.since ?? ''}\n${request.limit}\n${withHidden}`;
       // A hit answers without a promise per lookup; a miss (or a load in flight) goes through fetch.
       const page = pages.get(key) ?? (await pages.fetch(key, { context: { request, withHidden } }));
       if (!page) throw new Error('comments cache: no page');

@@ -1,16 +1,18 @@
 import { digest } from '../lib/digest.ts';
+import { keptWhileAsked } from '../lib/kept-while-asked.ts';
 import { LRUCache } from 'lru-cache';
 import type { DatabasePool } from '../db/pool.ts';
-import type { ReadVersions } from '../projections/read-version.ts';
-import { asSeenBy, publishedPosts, reactionsOf, type SharedPage, type SharedPost } from './feed.ts';
-
-// The projections whose tables make up a feed page: posts (with their parts and views), reactions, and
-// comments (their counts). A user's own reactions depend on reactions only, so the stream of views moving
-// the posts' counts does not make every reader's reactions be read again.
-const POSTS = 'posts';
-const REACTIONS = 'reactions';
-const COMMENTS = 'comments';
-const FEED_PROJECTIONS = [POSTS, REACTIONS, COMMENTS];
+import type { ReadChanges } from '../projections/changes.ts';
+import { scopes } from '../projections/scopes.ts';
+import {
+  asSeenBy,
+  type FeedPost,
+  publishedPost,
+  publishedPosts,
+  reactionsOf,
+  type SharedPage,
+  type SharedPost,
+} from './feed.ts';
 
 export interface FeedPageRequest {
   readonly channelId: string;
@@ -31,6 +33,12 @@ export interface FeedPageAnswer {
 
 export interface FeedCache {
   page(request: FeedPageRequest): Promise<FeedPageAnswer>;
+  /** One published post as this user sees it; null unless it is published in that channel. */
+  post(request: {
+    readonly channelId: string;
+    readonly postId: string;
+    readonly userId: string;
+  }): Promise<FeedPost | null>;
 }
 
 interface CachedPage extends SharedPage {
@@ -73,16 +81,21 @@ const CLOSE = Buffer.from(']');
 
 /**
  * Feed polls are the hottest read of the service: every client asks every few seconds, and nearly
- * always nothing changed. So a page is read once per change of the feed's projections (and shared by
- * every user and every replica's concurrent misses), a user's own reactions on it once per change too,
- * and a poll that changes nothing costs one shared checkpoint read (see `ReadVersions`), two map
- * lookups and no serialisation. Keys carry the read version, so nothing is ever invalidated by hand:
- * old entries simply stop being asked for and age out.
+ * always nothing changed. So a page is read once per change of its channel (and shared by every user),
+ * a user's own reactions on it once per change of theirs, and a poll that changes nothing costs two map
+ * lookups, no SQL and no serialisation. Keys carry the scopes' stamps (`ReadChanges`), so nothing is
+ * invalidated by hand: old entries stop being asked for and age out. The counters move with every view
+ * and reaction, so a page follows them at most every `countsLagMs` (`FEED_COUNTS_LAG_MS`): on a busy channel, a page
+ * read per channel every few seconds instead of one per view, and polls that stay 304 in between.
  */
-export function createFeedCache(pool: DatabasePool, versions: ReadVersions): FeedCache {
+export function createFeedCache(
+  pool: DatabasePool,
+  changes: ReadChanges,
+  options: { readonly countsLagMs: number },
+): FeedCache {
   const pages = new LRUCache<string, CachedPage, FeedPageRequest>({
-    max: 2_000,
-    ttl: 60_000,
+    max: 500,
+    ...keptWhileAsked,
     fetchMethod: async (_key, _stale, { context: { channelId, limit, before } }) => {
       const [publishedAt = '', id = ''] = before?.split('|') ?? [];
       const page = await publishedPosts(pool, channelId, limit, before ? { publishedAt, id } : null);
@@ -96,7 +109,7 @@ export function createFeedCache(pool: DatabasePool, versions: ReadVersions): Fee
   });
   const mine = new LRUCache<string, CachedMine, { readonly userId: string; readonly page: CachedPage }>({
     max: 50_000,
-    ttl: 60_000,
+    ...keptWhileAsked,
     fetchMethod: async (_key, _stale, { context: { userId, page } }) => {
       const own = await reactionsOf(
         pool,
@@ -107,17 +120,35 @@ export function createFeedCache(pool: DatabasePool, versions: ReadVersions): Fee
     },
   });
 
+  const posts = new LRUCache<
+    string,
+    { readonly post: SharedPost | null },
+    { channelId: string; postId: string }
+  >({
+    max: 20_000,
+    ...keptWhileAsked,
+    fetchMethod: async (_key, _stale, { context: { channelId, postId } }) => ({
+      post: await publishedPost(pool, channelId, postId),
+    }),
+  });
+  const ownOfPost = new LRUCache<string, readonly string[], { userId: string; postId: string }>({
+    max: 50_000,
+    ...keptWhileAsked,
+    fetchMethod: async (_key, _stale, { context: { userId, postId } }) =>
+      (await reactionsOf(pool, userId, [postId])).get(postId) ?? [],
+  });
+  /** The version of what every reader of a channel's posts sees: posts, settings, and (late) counters. */
+  const channelVersion = (channelId: string) =>
+    `${changes.of(scopes.channels, scopes.feed(channelId))}|${changes.lagging(scopes.counts(channelId), options.countsLagMs)}`;
+
   return {
     async page(request) {
-      const version = await versions.fresh(FEED_PROJECTIONS);
-      const where = `${request.channelId}\n${request.limit}\n${request.before ?? ''}`;
-      const page = await pages.fetch(`${version.of(POSTS, REACTIONS, COMMENTS)}\n${where}`, {
-        context: request,
-      });
+      const { channelId, userId } = request;
+      const pageKey = `${channelVersion(channelId)}\n${channelId}\n${request.limit}\n${request.before ?? ''}`;
+      const page = pages.get(pageKey) ?? (await pages.fetch(pageKey, { context: request }));
       if (!page) throw new Error('feed cache: no page');
-      const own = await mine.fetch(`${version.of(REACTIONS)}\n${page.ids}\n${request.userId}`, {
-        context: { userId: request.userId, page },
-      });
+      const ownKey = `${changes.of(scopes.reactionsOf(userId))}\n${page.ids}\n${userId}`;
+      const own = mine.get(ownKey) ?? (await mine.fetch(ownKey, { context: { userId, page } }));
       if (!own) throw new Error('feed cache: no reactions');
       return {
         etag: `W/"${page.hash}.${own.hash}"`,
@@ -134,6 +165,14 @@ export function createFeedCache(pool: DatabasePool, versions: ReadVersions): Fee
             CLOSE,
           ]),
       };
+    },
+    async post({ channelId, postId, userId }) {
+      const postKey = `${channelVersion(channelId)}\n${postId}`;
+      const shared = posts.get(postKey) ?? (await posts.fetch(postKey, { context: { channelId, postId } }));
+      if (!shared?.post) return null;
+      const ownKey = `${changes.of(scopes.reactionsOf(userId))}\n${postId}\n${userId}`;
+      const own = ownOfPost.get(ownKey) ?? (await ownOfPost.fetch(ownKey, { context: { userId, postId } }));
+      return asSeenBy(shared.post, own ?? []);
     },
   };
 }

@@ -97,18 +97,14 @@ export async function reactionsOf(
   return new Map(rows.map((r) => [r.post_id, r.emojis]));
 }
 
-/** One post as a client sees it; null unless it is published in that channel. */
-export async function feedPost(
+/** One post as every client sees it (without their own reactions); null unless published in that channel. */
+export function publishedPost(
   db: CommonQueryMethods,
   channelId: string,
   postId: string,
-  userId: string,
-): Promise<FeedPost | null> {
-  const post = await db.maybeOne(sql.type(row)`
+): Promise<SharedPost | null> {
+  return db.maybeOne(sql.type(row)`
     ${select} WHERE p.id = ${postId} AND p.channel_id = ${channelId} AND p.status = 'published'`);
-  if (!post) return null;
-  const mine = await reactionsOf(db, userId, [post.id]);
-  return asSeenBy(post, mine.get(post.id) ?? []);
 }
 
 /** A visible post's reactions as one user sees them. */

@@ -18,8 +18,8 @@ import { loginThrottle } from '../integrations/rate-limiters/login-throttle.ts';
 import { slowMode } from '../integrations/rate-limiters/slow-mode.ts';
 import type { ObjectStorage } from '../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../projections/progress.ts';
-import { createReadVersions, type LocalProjections } from '../projections/read-version.ts';
-import { channelsForUser } from '../queries/channels.ts';
+import type { ReadChanges } from '../projections/changes.ts';
+import { createChannelsUnread } from '../queries/unread.ts';
 import { createPostingContextLookup } from '../queries/comments.ts';
 
 /** The running parts the composition root (main.ts, the test harness, the benchmarks) has made. */
@@ -39,8 +39,8 @@ export interface AppParts {
   readonly projections: readonly string[];
   /** Intercom (or its sandbox), the read cache, the contact mapping and the webhook inbox. */
   readonly support: SupportParts;
-  /** The projections this process runs: caches key on their progress without a query (decision 014). */
-  readonly localProjections?: LocalProjections | undefined;
+  /** What the poll caches key on: the scopes each projection batch changed (decision 022). */
+  readonly changes: ReadChanges;
 }
 
 /** The HTTP app on the running parts: its dependency object made here, its routes in src/http. */
@@ -60,6 +60,7 @@ const deriveKey = (secret: string, purpose: string): string =>
 /** The routes' dependency object, with the ports of the commands filled from queries, files and limiters. */
 export function createHttpServices(deps: AppParts): HttpServices {
   const { config, pool, store, storage, support } = deps;
+  const channelsUnread = createChannelsUnread(pool, deps.changes);
   const uploadCaps = {
     file: config.MAX_FILE_MB * MIB,
     image: config.MAX_IMAGE_MB * MIB,
@@ -78,20 +79,20 @@ export function createHttpServices(deps: AppParts): HttpServices {
     projections: deps.projections,
     support,
     uploadCaps,
-    versions: createReadVersions(pool, { local: deps.localProjections }),
+    changes: deps.changes,
     chat: {
       pool,
       intercom: support.intercom,
       contacts: support.contacts,
       cache: support.cache,
+      reads: support.reads,
       logger: deps.logger,
       files: {
         secret: config.FILE_URL_SECRET,
         publicBaseUrl: () => publicBaseUrl ?? support.serviceUrl(),
         ttlSeconds: config.FILE_URL_TTL_MINUTES * 60,
       },
-      channelsUnread: async (userId) =>
-        Object.fromEntries((await channelsForUser(pool, userId)).map((c) => [c.id, c.unread])),
+      channelsUnread: (userId) => channelsUnread.of(userId),
     },
     commentPosting: {
       store,

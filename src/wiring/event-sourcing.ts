@@ -6,6 +6,7 @@ import { createKurrentDbEventStore } from '../events/store/kurrentdb.ts';
 import type { EventStore } from '../events/store/port.ts';
 import { createPostgresEventStore } from '../events/store/postgres.ts';
 import { upcast } from '../events/upcasters.ts';
+import { type ChangeFeed, createChangeFeed } from '../projections/changes.ts';
 import { loadLiveState } from '../projections/checkpoints.ts';
 import { allProjections } from '../projections/index.ts';
 import { createProjectionWaiter, type ProjectionWaiter } from '../projections/progress.ts';
@@ -20,6 +21,8 @@ export interface EventSourcing {
   readonly projections: ProjectionRunner;
   readonly processors: ProcessorRunner;
   readonly waiter: ProjectionWaiter;
+  /** What the read side's caches key on: the scopes each projection batch changed, here or elsewhere. */
+  readonly changes: ChangeFeed;
   /** The names of the projections running here. */
   readonly projectionNames: readonly string[];
   stop(): Promise<void>;
@@ -56,7 +59,9 @@ export async function startEventSourcing(options: EventSourcingOptions): Promise
   const list = options.projections ?? allProjections;
   for (const projection of list) await loadLiveState(options.pool, projection);
   const store = createEventStore(options);
+  const changes = createChangeFeed({ connectionString: options.databaseUrl, logger: options.logger });
   const projections = startProjectionRunner({
+    changes,
     pool: options.pool,
     store,
     connectionString: options.databaseUrl,
@@ -76,11 +81,12 @@ export async function startEventSourcing(options: EventSourcingOptions): Promise
     store,
     projections,
     processors,
-    waiter: createProjectionWaiter(options.pool, projections),
+    waiter: createProjectionWaiter(options.pool, changes),
+    changes,
     projectionNames: list.map((p) => p.name),
     async stop() {
       await Promise.all([projections.stop(), processors.stop()]);
-      await store.close();
+      await Promise.all([store.close(), changes.close()]);
     },
   };
 }

@@ -19,14 +19,18 @@ import type { PushDispatcher } from '../push/dispatcher.ts';
 import { createLogDispatcher } from '../push/log-dispatcher.ts';
 import { startProcessedEventsPruner } from '../jobs/prune-processed-events.ts';
 import { type SupportInbox, startSupportInbox } from '../jobs/support-inbox.ts';
+import { startSupportReconciler } from '../jobs/support-reconcile.ts';
 import { type ContactMapping, contactMapping } from '../chat/contacts.ts';
 import { supportMetrics } from '../chat/metrics.ts';
+import type { ChangeStamps } from '../chat/stamps.ts';
 import { createSupportCache, type SupportCache } from '../chat/support-cache.ts';
+import { type SupportReads, supportReads } from '../chat/support-reads.ts';
 
 export interface SupportServices {
   readonly intercom: IntercomClient;
   readonly contacts: ContactMapping;
   readonly cache: SupportCache;
+  readonly reads: SupportReads;
   readonly dispatcher: PushDispatcher;
   /** Verifies `X-Hub-Signature`; null when none is configured, and then every webhook is refused. */
   readonly webhookSecret: string | null;
@@ -47,6 +51,8 @@ export interface SupportOptions {
   readonly databaseUrl: string;
   readonly redis?: Redis | undefined;
   readonly logger: Logger;
+  /** The change feed (of the event sourcing) the per-user caches key on (decision 022). */
+  readonly stamps: ChangeStamps;
   /** Where the inbox depth is reported. */
   readonly registry?: Registry | undefined;
   /** Tests: client settings (short timeouts and waits). */
@@ -109,12 +115,19 @@ export async function startSupport(options: SupportOptions): Promise<SupportServ
       ? { wake: () => undefined, stop: () => Promise.resolve() }
       : startSupportInbox({ pool, logger, invalidator: cache, dispatcher });
   const pruner = startProcessedEventsPruner({ pool, connectionString: options.databaseUrl, logger });
+  const reconciler = startSupportReconciler({
+    intercom,
+    invalidator: cache,
+    connectionString: options.databaseUrl,
+    logger,
+  });
   const metrics = options.registry ? supportMetrics(options.registry, pool, logger) : null;
   let ownUrl: string | null = null;
   return {
     intercom,
-    contacts: contactMapping(pool, intercom),
+    contacts: contactMapping(pool, intercom, options.stamps),
     cache,
+    reads: supportReads(pool, options.stamps),
     dispatcher,
     webhookSecret: source.webhookSecret,
     sandbox: source.sandbox,
@@ -129,7 +142,7 @@ export async function startSupport(options: SupportOptions): Promise<SupportServ
     },
     async close() {
       metrics?.unregister();
-      await pruner.stop();
+      await Promise.all([pruner.stop(), reconciler.stop()]);
       await inbox.stop();
       await cache.close();
       await source.sandbox?.close();

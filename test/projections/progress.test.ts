@@ -1,10 +1,12 @@
-import { EventEmitter } from 'node:events';
 import { sql } from 'slonik';
 import { describe, expect, it } from 'vitest';
 import type { Position } from '../../src/events/envelope.ts';
 import { createDatabasePool } from '../../src/db/pool.ts';
-import { createProjectionWaiter, type LocalRunner } from '../../src/projections/progress.ts';
+import { createLogger } from '../../src/http/logger.ts';
+import { createChangeFeed } from '../../src/projections/changes.ts';
+import { createProjectionWaiter } from '../../src/projections/progress.ts';
 import { useTestDatabase } from '../support/database.ts';
+import { waitUntil } from '../support/eventually.ts';
 
 const db = useTestDatabase();
 const at = (n: number): Position => ({ commit: BigInt(n), prepare: BigInt(n) });
@@ -20,34 +22,41 @@ const setCheckpoint = async (name: string, commit: number, status: 'running' | '
       SET commit_position = EXCLUDED.commit_position, prepare_position = EXCLUDED.prepare_position`);
 };
 
-/** This process's runner, as the waiter sees it: what it leads, and its progress after each batch. */
-function runner(leads: readonly string[]): LocalRunner & { batch(name: string, n: number): void } {
-  const events = new EventEmitter<{ progress: [string, Position] }>();
-  return {
-    events,
-    isLeader: (name) => leads.includes(name),
-    batch: (name, n) => events.emit('progress', name, at(n)),
-  };
+/** A change feed of this process only: what its runner announces, and nothing from elsewhere. */
+function localFeed() {
+  const changes = createChangeFeed({ logger: createLogger('silent') });
+  return Object.assign(changes, {
+    batch: (name: string, n: number) => {
+      changes.announce(name, at(n), []);
+    },
+  });
 }
 
 describe('waiting for projections (read-your-writes)', () => {
-  it('follows the batches of a runner in this process without reading the database', async () => {
+  it("follows the batches it hears of, its own and other replicas', without reading the database", async () => {
     // A pool that is closed already: any read would fail the wait.
     const closed = await createDatabasePool(db.url, { maximumPoolSize: 1 });
     await closed.end();
-    const local = runner(['alpha', 'beta']);
-    const waiter = createProjectionWaiter(closed, local);
-    const waiting = waiter.waitFor(['alpha', 'beta'], at(10));
-    local.batch('alpha', 10);
-    local.batch('beta', 9);
-    await new Promise((r) => setImmediate(r));
-    local.batch('beta', 12);
-    await expect(waiting).resolves.toBe(true);
+    const logger = createLogger('silent');
+    const here = createChangeFeed({ connectionString: db.url, logger });
+    const elsewhere = createChangeFeed({ connectionString: db.url, logger });
+    try {
+      await waitUntil(() => here.listening() && elsewhere.listening());
+      const waiter = createProjectionWaiter(closed, here);
+      const waiting = waiter.waitFor(['alpha', 'beta'], at(10));
+      here.announce('alpha', at(10), []);
+      elsewhere.announce('beta', at(9), []);
+      await new Promise((r) => setTimeout(r, 100));
+      elsewhere.announce('beta', at(12), []);
+      await expect(waiting).resolves.toBe(true);
+      expect(here.heard('beta')).toEqual(at(12));
+    } finally {
+      await Promise.all([here.close(), elsewhere.close()]);
+    }
   });
 
-  it('reads the database when the runner falls quiet, and stops at a failed projection', async () => {
-    const local = runner(['gamma', 'delta']);
-    const waiter = createProjectionWaiter(db.pool, local);
+  it('without notifications from other replicas, reads the database, and stops at a failed projection', async () => {
+    const waiter = createProjectionWaiter(db.pool, localFeed());
     // Applied, but the runner's progress was never seen here (it ran before this waiter listened).
     await setCheckpoint('gamma', 20);
     await expect(waiter.waitFor(['gamma'], at(20))).resolves.toBe(true);
@@ -55,8 +64,8 @@ describe('waiting for projections (read-your-writes)', () => {
     await expect(waiter.waitFor(['delta'], at(20), 5_000)).resolves.toBe(false);
   });
 
-  it('reads the database at once for a projection another replica runs, and gives up at the timeout', async () => {
-    const waiter = createProjectionWaiter(db.pool, runner(['gamma']));
+  it('gives up at the timeout', async () => {
+    const waiter = createProjectionWaiter(db.pool, localFeed());
     await setCheckpoint('epsilon', 30);
     await expect(waiter.waitFor(['epsilon'], at(30))).resolves.toBe(true);
     await expect(waiter.waitFor(['epsilon'], at(31), 50)).resolves.toBe(false);

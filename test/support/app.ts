@@ -100,6 +100,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     databaseUrl: url,
     redis: options.redis,
     logger,
+    stamps: eventSourcing.changes,
     registry,
     client: { maxWaitMs: 200, retryInitialDelayMs: 10, retryMaxDelayMs: 20, ...options.support?.client },
     sandbox: { webhookRetryDelayMs: 200, ...options.support?.sandbox },
@@ -116,7 +117,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     projections: eventSourcing.projectionNames,
     storage,
     support,
-    localProjections: eventSourcing.projections,
+    changes: eventSourcing.changes,
   });
   options.extend?.(app, { pool, eventSourcing });
   await app.listen({ host: '127.0.0.1', port: 0 });

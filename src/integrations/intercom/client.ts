@@ -165,14 +165,18 @@ export function createIntercomClient(options: IntercomClientOptions) {
     return urls.length === 0 ? {} : { attachment_urls: [...urls] };
   };
 
-  const searchByContact = (contactId: string, startingAfter: string | undefined) => ({
-    query: { field: 'contact_ids', operator: '=', value: contactId },
+  const search = (query: Record<string, unknown>, startingAfter: string | undefined) => ({
+    query,
     // The cursor goes in the body: Intercom ignores it in the query string.
     pagination: {
       per_page: settings.searchPageSize,
       ...(startingAfter === undefined ? {} : { starting_after: startingAfter }),
     },
   });
+  const searchByContact = (contactId: string, startingAfter: string | undefined) =>
+    search({ field: 'contact_ids', operator: '=', value: contactId }, startingAfter);
+  const searchUpdatedSince = (since: number, startingAfter: string | undefined) =>
+    search({ field: 'updated_at', operator: '>', value: since }, startingAfter);
 
   return {
     /** The token's admin (its id writes notes and tags) and the workspace's `app.id_code`. */
@@ -257,6 +261,20 @@ export function createIntercomClient(options: IntercomClientOptions) {
       return { items: list.conversations, startingAfter: list.pages.next };
     },
 
+    /** Conversations updated after `since` (unix seconds), for reconciling the read cache. */
+    async searchConversationsUpdatedSince(
+      since: number,
+      startingAfter?: string,
+    ): Promise<Page<ConversationListItem>> {
+      const body = searchUpdatedSince(since, startingAfter);
+      const list = await call(
+        'read',
+        { method: 'POST', route: '/conversations/search', body },
+        conversationListSchema,
+      );
+      return { items: list.conversations, startingAfter: list.pages.next };
+    },
+
     markConversationRead: (id: string): Promise<Conversation> =>
       call(
         'write',
@@ -291,6 +309,13 @@ export function createIntercomClient(options: IntercomClientOptions) {
 
     async searchTicketsByContact(contactId: string, startingAfter?: string): Promise<Page<Ticket>> {
       const body = searchByContact(contactId, startingAfter);
+      const list = await call('read', { method: 'POST', route: '/tickets/search', body }, ticketListSchema);
+      return { items: list.tickets, startingAfter: list.pages.next };
+    },
+
+    /** Tickets updated after `since` (unix seconds), for reconciling the read cache. */
+    async searchTicketsUpdatedSince(since: number, startingAfter?: string): Promise<Page<Ticket>> {
+      const body = searchUpdatedSince(since, startingAfter);
       const list = await call('read', { method: 'POST', route: '/tickets/search', body }, ticketListSchema);
       return { items: list.tickets, startingAfter: list.pages.next };
     },

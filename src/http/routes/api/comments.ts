@@ -28,8 +28,8 @@ const COMMENT_PROJECTIONS = ['comments'];
 
 /** A post's comment thread: polled by its readers, written to by them. */
 export const commentsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { pool, waiter, versions, config, commentPosting, uploadCaps } = app.services;
-  const cache = createCommentsCache(pool, versions);
+  const { pool, waiter, changes, config, commentPosting, uploadCaps } = app.services;
+  const cache = createCommentsCache(pool, changes);
   const readComment = commentBodyReader(config.COMMENT_MAX_LENGTH);
   await app.register(multipart, {
     // The image's own cap is enforced while its bytes stream (inspectUpload); this is a backstop.

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createFeedCache } from '../../../queries/feed-cache.ts';
-import { feedPost } from '../../../queries/feed.ts';
 import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { replyToPoll, replyToTaggedPoll } from '../../poll.ts';
@@ -25,9 +24,9 @@ const ITEMS = Buffer.from('{"items":');
 
 /** A channel's feed and its posts, as clients poll them. */
 export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { pool, versions, config } = app.services;
+  const { pool, changes, config } = app.services;
   const feedPollMs = config.POLL_FEED_MS;
-  const feed = createFeedCache(pool, versions);
+  const feed = createFeedCache(pool, changes, { countsLagMs: config.FEED_COUNTS_LAG_MS });
 
   app.get(
     '/channel/:id/posts',
@@ -71,7 +70,8 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const post = await feedPost(pool, request.params.id, request.params.postId, userOf(request));
+      const { id: channelId, postId } = request.params;
+      const post = await feed.post({ channelId, postId, userId: userOf(request) });
       if (!post) throw new HttpProblem(404, 'not_found', 'No such post.');
       return replyToPoll(request, reply, post, feedPollMs);
     },

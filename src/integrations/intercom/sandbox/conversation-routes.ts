@@ -50,6 +50,7 @@ const conversationFields: Fields<Conversation> = {
   contact_ids: (conversation) => [conversation.contactId],
   state: (conversation) => [conversation.state],
   open: (conversation) => [conversation.state !== 'closed'],
+  updated_at: (conversation) => [conversation.updatedAt],
 };
 
 /** The user a reply speaks for: by Intercom contact id, by our external id, or by email. */

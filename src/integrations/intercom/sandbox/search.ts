@@ -51,6 +51,14 @@ export function matches<T>(record: T, query: Filter, fields: Fields<T>): boolean
   const single = query as SingleFilter;
   const read = fields[single.field];
   if (!read) throw invalid(`The sandbox cannot search by field ${single.field}`);
+  if (single.operator === '>' || single.operator === '<') {
+    // Dates and numbers: Intercom compares unix seconds.
+    const bound = Number(single.value);
+    if (!Number.isFinite(bound)) throw invalid(`The sandbox compares ${single.field} with numbers only`);
+    return read(record).some(
+      (v) => typeof v === 'number' && (single.operator === '>' ? v > bound : v < bound),
+    );
+  }
   const values = read(record).map(String);
   const wanted = (Array.isArray(single.value) ? single.value : [single.value]).map(String);
   const any = wanted.some((value) => values.includes(value));

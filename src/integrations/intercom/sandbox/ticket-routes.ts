@@ -12,6 +12,7 @@ const ticketFields: Fields<Ticket> = {
   contact_ids: (ticket) => [ticket.contactId],
   state: (ticket) => [ticket.category],
   open: (ticket) => [ticket.category !== 'resolved'],
+  updated_at: (ticket) => [ticket.updatedAt],
 };
 
 export function ticketsRoutes(app: FastifyInstance, { state }: SandboxContext): void {
