@@ -69,6 +69,9 @@ export async function buildApp(services: HttpServices, options: AppOptions = {})
   await app.register(idempotencyPlugin, { pool: services.pool });
 
   app.decorate('services', services);
+  app.addHook('onClose', () => {
+    services.pace.stop();
+  });
   await app.register(healthRoutes);
   await app.register(apiRoutes, { prefix: '/api' });
   await app.register(supportWebhookRoutes);

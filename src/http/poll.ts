@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 /**
  * Answers a poll (API.md): an ETag over exactly what this caller would get, so any change in it (an
  * edit, a count, their own reaction) changes the tag; 304 with no body when the client has it already;
- * and `X-Poll-Interval` so the server can slow clients down.
+ * and `X-Poll-Interval` so the server can slow clients down (`PollPace`, longer while overloaded).
  */
 export async function replyToPoll(
   request: FastifyRequest,
@@ -41,7 +41,7 @@ function notModified(
 ): boolean {
   void reply.headers({
     etag,
-    'x-poll-interval': String(pollIntervalMs),
+    'x-poll-interval': String(request.server.services.pace.interval(pollIntervalMs)),
     'cache-control': 'private, no-cache',
   });
   const known = request.headers['if-none-match'];

@@ -15,6 +15,7 @@ import type { LoginThrottle } from '../integrations/rate-limiters/login-throttle
 import type { ObjectStorage } from '../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../projections/progress.ts';
 import type { ReadChanges } from '../projections/changes.ts';
+import type { PollPace } from './poll-pace.ts';
 
 /** What the routes use of the support services that wiring/support.ts starts. */
 export interface SupportParts extends Pick<ChatDeps, 'intercom' | 'contacts' | 'cache' | 'reads'> {
@@ -50,6 +51,8 @@ export interface HttpServices {
   readonly uploadCaps: UploadCaps;
   /** What the poll caches key on: the scopes each projection batch changed (decision 022). */
   readonly changes: ReadChanges;
+  /** How fast clients are asked to poll: slower while this process is overloaded. */
+  readonly pace: PollPace;
   /** The support chat's reads and writes (and the channels' unread counts, for the badges). */
   readonly chat: ChatDeps & UnreadDeps;
   readonly commentPosting: CommentPostingPorts;

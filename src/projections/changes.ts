@@ -37,6 +37,8 @@ export interface ChangeFeed extends ReadChanges {
 }
 
 const CHANNEL = 'read_changes';
+/** The least time between two announcements: what comes meanwhile goes in the next one. */
+const ANNOUNCE_GAP_MS = 50;
 // PostgreSQL refuses a payload of 8,000 bytes or more: a longer list goes as "everything".
 const MAX_PAYLOAD = 7_900;
 /** Without notifications, a token is trusted for this long. */
@@ -268,13 +270,20 @@ function createListener(
         const payload = payloadOf(origin, pending);
         pending.clear();
         const c = client ?? (await connect());
-        if (!c) break;
-        await c.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]).catch((error: unknown) => {
-          logger.warn({ err: error }, 'read changes: cannot announce; other replicas wait for a second');
-        });
+        const sent =
+          c !== undefined &&
+          (await c.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]).then(
+            () => true,
+            (error: unknown) => {
+              logger.warn({ err: error }, 'read changes: cannot announce; will announce "everything" next');
+              return false;
+            },
+          ));
+        // Lost: the others are told that anything may have changed, once this replica can reach them.
+        if (!sent) pending.set('', { position: null, scopes: null });
+        await new Promise((resume) => setTimeout(resume, sent ? ANNOUNCE_GAP_MS : 1_000).unref());
       }
     } finally {
-      pending.clear();
       sending = false;
     }
   };

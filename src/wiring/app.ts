@@ -19,6 +19,7 @@ import { slowMode } from '../integrations/rate-limiters/slow-mode.ts';
 import type { ObjectStorage } from '../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../projections/progress.ts';
 import type { ReadChanges } from '../projections/changes.ts';
+import { startPollPace } from '../http/poll-pace.ts';
 import { createChannelsUnread } from '../queries/unread.ts';
 import { createPostingContextLookup } from '../queries/comments.ts';
 
@@ -80,6 +81,7 @@ export function createHttpServices(deps: AppParts): HttpServices {
     support,
     uploadCaps,
     changes: deps.changes,
+    pace: startPollPace({ pool }),
     chat: {
       pool,
       intercom: support.intercom,

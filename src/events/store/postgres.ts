@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { isAborted } from '../../lib/abortable.ts';
+import { isAborted, sleep } from '../../lib/abortable.ts';
 import type { EventMetadata, Json, RecordedEvent } from '../envelope.ts';
 import type { EventStore, ReadAllOptions, ReadStreamOptions, SubscribeOptions } from './port.ts';
 import { createAppend } from './postgres-append.ts';
@@ -21,6 +21,12 @@ export interface PostgresEventStoreOptions {
 
 /** Re-reads while notifications cannot be relied on (no LISTEN, or events hidden by an open transaction). */
 const SHORT_RECHECK_MS = 250;
+/**
+ * The least time between two reads of a live subscription: under a stream of appends, each read then
+ * takes what came in meanwhile as one batch (one transaction of the projection) instead of one batch per
+ * append, for at most this much more delay (decision 022).
+ */
+const GATHER_MS = 50;
 
 const NOTIFY_CHANNEL = 'event_store';
 const DEFAULT_BATCH = 500;
@@ -165,7 +171,14 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
         async *[Symbol.asyncIterator]() {
           let after = options.after;
           const { signal } = options;
+          let readAt = 0;
           while (!signal.aborted) {
+            const early = readAt + GATHER_MS - Date.now();
+            if (early > 0) {
+              await sleep(early, signal);
+              if (signal.aborted) return;
+            }
+            readAt = Date.now();
             // Listen before reading, so a commit between the read and the wait is not missed.
             const next = wake.next(signal, options.categories);
             let batch: Batch;
@@ -182,7 +195,9 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
               after = events[events.length - 1]?.position ?? after;
               yield events;
               if (events.length === batchSize) {
+                // Catching up: the next batch is there already.
                 next.cancel();
+                readAt = 0;
                 continue;
               }
             }
@@ -246,7 +261,7 @@ interface Wakeups {
 // Sent after the append's commit, not inside it: a transaction that notifies holds a database-wide lock
 // until its commit is on disk, which would make appends commit one at a time instead of together. The
 // notification itself need not be durable, so it does not wait for the disk either.
-const NOTIFY_GAP_MS = 5;
+const NOTIFY_GAP_MS = GATHER_MS;
 const NOTIFY = `SELECT set_config('synchronous_commit', 'off', true), pg_notify('${NOTIFY_CHANNEL}', $1)`;
 const CATEGORY_LIST = /^[A-Za-z0-9_.:]+(,[A-Za-z0-9_.:]+)*$/;
 // PostgreSQL refuses a payload of 8,000 bytes or more; a longer list is sent as "every category".
@@ -293,7 +308,8 @@ function createWakeups(connectionString: string, pool: pg.Pool, logger: Logger):
         );
       })
       .finally(() => {
-        // Each NOTIFY takes a transaction id: a short gap keeps a busy writer from using one per append.
+        // Each NOTIFY takes a transaction id and wakes the other processes' readers: a gap keeps a busy
+        // writer from spending one per append (readers gather for as long anyway).
         setTimeout(() => {
           notifying = false;
           notifyOthers();

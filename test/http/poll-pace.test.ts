@@ -1,0 +1,82 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'slonik';
+import { describe, expect, it } from 'vitest';
+import { createDatabasePool } from '../../src/db/pool.ts';
+import { startPollPace } from '../../src/http/poll-pace.ts';
+import { bearer, TEST_SECRETS, useRunningApp } from '../support/app.ts';
+import { useTestDatabase } from '../support/database.ts';
+import { eventually } from '../support/eventually.ts';
+import { sessionToken } from '../support/jwt.ts';
+
+/** Keeps this process's event loop busy for `ms`, in slices that let timers run in between. */
+async function overload(ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const slice = Date.now() + 150;
+    while (Date.now() < slice) {
+      // busy: the event loop waits
+    }
+    await sleep(1);
+  }
+}
+
+describe('the poll pace', () => {
+  const db = useTestDatabase();
+
+  it('raises the factor while the event loop lags, step by step, and lowers it after a calm stretch', async () => {
+    const pace = startPollPace({ pool: db.pool, sampleMs: 100, lagMs: 50, calmSamples: 3 });
+    try {
+      expect(pace.factor()).toBe(1);
+      const seen = new Set<number>();
+      const watching = setInterval(() => seen.add(pace.factor()), 20);
+      await overload(1_000);
+      await eventually(
+        () => Promise.resolve(pace.factor()),
+        (factor) => factor === 1,
+        5_000,
+      );
+      clearInterval(watching);
+      expect([...seen].sort((a, b) => a - b)).toEqual([1, 2, 4, 8]);
+      expect(pace.interval(4_000)).toBe(4_000);
+    } finally {
+      pace.stop();
+    }
+  });
+
+  it('counts requests waiting for a database connection beyond the pool as overload', async () => {
+    const small = await createDatabasePool(db.url, { maximumPoolSize: 1 });
+    const pace = startPollPace({ pool: small, sampleMs: 100, lagMs: 10_000, calmSamples: 3 });
+    try {
+      const queries = Array.from({ length: 4 }, () => small.query(sql.unsafe`SELECT pg_sleep(0.4)`));
+      await eventually(
+        () => Promise.resolve(pace.factor()),
+        (factor) => factor >= 2,
+      );
+      await Promise.all(queries);
+      await eventually(
+        () => Promise.resolve(pace.factor()),
+        (factor) => factor === 1,
+        5_000,
+      );
+    } finally {
+      pace.stop();
+      await small.end();
+    }
+  });
+});
+
+describe('X-Poll-Interval under overload', () => {
+  const used = useRunningApp({ env: { POLL_CHAT_MS: '4000' } });
+  const headers = bearer(sessionToken(TEST_SECRETS.JWT_SECRET, 'paced'));
+  const interval = async () =>
+    Number((await fetch(`${used.running.url}/api/unread`, { headers })).headers.get('x-poll-interval'));
+
+  it('asks clients to poll less often while the service is overloaded, and as usual again after', async () => {
+    expect(await interval()).toBe(4_000);
+    // The app runs in this process: a busy event loop here is the service's. Long enough to hold at
+    // least one whole sample (a second).
+    await overload(2_200);
+    expect(await interval()).toBeGreaterThan(4_000);
+    await eventually(interval, (ms) => ms === 4_000, 25_000);
+  }, 40_000);
+});
