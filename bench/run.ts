@@ -4,6 +4,7 @@ import { benchChat } from './chat.ts';
 import { benchComments } from './comments.ts';
 import { benchEventStore } from './eventstore/bench.ts';
 import { benchFiles } from './files.ts';
+import { benchFleet } from './fleet.ts';
 import { benchSettingsRead } from './settings-read.ts';
 
 // `npm run bench` runs the settings read (as it always has); `npm run bench -- <name>` picks one.
@@ -15,6 +16,7 @@ const benchmarks: Readonly<Record<string, (signal: AbortSignal) => Promise<numbe
   channel: benchChannel,
   comments: benchComments,
   chat: benchChat,
+  fleet: benchFleet,
 };
 
 async function all(signal: AbortSignal): Promise<number> {

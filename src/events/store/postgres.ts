@@ -176,7 +176,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
             const early = readAt + GATHER_MS - Date.now();
             if (early > 0) {
               await sleep(early, signal);
-              if (signal.aborted) return;
+              if (isAborted(signal)) return;
             }
             readAt = Date.now();
             // Listen before reading, so a commit between the read and the wait is not missed.
