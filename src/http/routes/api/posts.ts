@@ -35,6 +35,10 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         security,
         summary: "Poll: a channel's published posts, newest first",
+        description:
+          'The posts change at once; their counters (views, reactions, comments) may lag up to ' +
+          '`FEED_COUNTS_LAG_MS` (5 s by default), so that a busy post does not change the page on every view. ' +
+          "The caller's own reactions (`mine`) show at once. `X-Poll-Interval` grows while the service is overloaded.",
         params: channelParams,
         querystring: feedQuery,
         headers: pollHeaders,
