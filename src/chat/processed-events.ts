@@ -68,6 +68,15 @@ export async function markAttemptFailed(
     WHERE notification_id = ${notificationId}`);
 }
 
+/** Milliseconds until the earliest pending row falls due (0 when one is due), null when none waits. */
+export async function nextAttemptInMs(db: CommonQueryMethods): Promise<number | null> {
+  // GREATEST would turn "no row" (NULL) into 0: the floor is taken here instead.
+  const ms = await db.oneFirst(sql.type(z.object({ ms: z.number().nullable() }))`
+    SELECT (extract(epoch FROM min(next_attempt_at) - now()) * 1000)::int AS ms
+    FROM processed_events WHERE processed_at IS NULL AND failed_at IS NULL`);
+  return ms === null ? null : Math.max(0, ms);
+}
+
 /** Rows stored and not yet processed or given up on: the inbox's depth. */
 export async function countPendingNotifications(db: CommonQueryMethods): Promise<number> {
   return db.oneFirst(sql.type(z.object({ n: z.number() }))`

@@ -9,6 +9,7 @@ import {
   claimDueNotifications,
   markAttemptFailed,
   markProcessed,
+  nextAttemptInMs,
   type PendingNotification,
 } from '../chat/processed-events.ts';
 import { forgetContact, usersOfContacts } from '../chat/user-contacts.ts';
@@ -159,10 +160,14 @@ async function processBatch(worker: Worker, stopping: AbortSignal): Promise<numb
  * `FOR UPDATE SKIP LOCKED`, so workers share the inbox without a leader, and a row is marked processed in
  * the transaction that holds it, so it is processed once (a crash before the commit leaves it to be done
  * again, which the idempotent effects allow). It looks at the inbox when it starts (what was stored before
- * a crash or restart), on `wake()`, and every `intervalMs` (what other replicas stored, retries due).
+ * a crash or restart), on `wake()`, when the earliest retry falls due, and at least every `intervalMs`
+ * (10 s: what another replica stored and could not finish). An idle inbox costs a look every 10 s.
  */
+/** The shortest wait between two looks that found nothing to claim. */
+const MIN_LOOK_GAP_MS = 1_000;
+
 export function startSupportInbox(options: SupportInboxOptions): SupportInbox {
-  const intervalMs = options.intervalMs ?? 1_000;
+  const intervalMs = options.intervalMs ?? 10_000;
   const policy: RetryPolicy = { ...defaultInboxRetry, ...options.retry };
   validateRetryPolicy(policy);
   const worker: Worker = {
@@ -188,6 +193,10 @@ export function startSupportInbox(options: SupportInboxOptions): SupportInbox {
         while (claimed === BATCH && !isAborted(stopping.signal)) {
           claimed = await processBatch(worker, stopping.signal);
         }
+        // A retry that falls due sooner than the next look is not kept waiting for it; one due already
+        // was not claimable (another replica holds it), so it gets a second before the next try.
+        const nextDueMs = (await nextAttemptInMs(options.pool)) ?? intervalMs;
+        waitMs = Math.min(intervalMs, Math.max(MIN_LOOK_GAP_MS, nextDueMs));
         errorBackoffMs = intervalMs;
       } catch (error) {
         if (isAborted(stopping.signal)) break;

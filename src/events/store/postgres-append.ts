@@ -26,6 +26,11 @@ interface AppendRow {
 
 /** Large enough for every request a busy process has in flight; small enough to hold few row locks long. */
 const MAX_GROUP = 64;
+/**
+ * How long an append waits for others to go with it (decision 022): at a hundred writes a second, each
+ * append alone would be a statement and a commit of its own.
+ */
+const GATHER_MS = 10;
 
 const expectedArg = (expected: ExpectedRevision): string =>
   expected === 'no_stream' ? '-1' : expected === 'any' ? '-2' : expected.toString();
@@ -36,8 +41,8 @@ const isUniqueEventIdViolation = (error: unknown): boolean =>
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 /**
- * Appends through `append_to_stream` (migration 1763800000000_event-store.sql). The appends made while the
- * event loop handles one round of I/O go together through `append_to_streams`, in one round trip and one
+ * Appends through `append_to_stream` (migration 1763800000000_event-store.sql). The appends made within
+ * `GATHER_MS` of each other go together through `append_to_streams`, in one round trip and one
  * commit (DataLoader, nothing cached): under load, writers are bound by round trips to PostgreSQL and by
  * commits, not by the work of each append (the appends that start a stream are written set-wise inside
  * it). Each append keeps its own expected revision and outcome; should the group's statement fail as a
@@ -130,7 +135,7 @@ export function createAppend(pool: pg.Pool, written: (stream: string) => void): 
   const loader = new DataLoader<PendingAppend, AppendResult>(appendGroup, {
     cache: false,
     maxBatchSize: MAX_GROUP,
-    batchScheduleFn: (dispatch) => setImmediate(dispatch),
+    batchScheduleFn: (dispatch) => setTimeout(dispatch, GATHER_MS),
   });
   return (stream, events, expected) => loader.load({ stream, events, expected });
 }
