@@ -182,12 +182,12 @@ export function startSupportInbox(options: SupportInboxOptions): SupportInbox {
   let wakeUp = new AbortController();
 
   const loop = (async () => {
-    let errorBackoffMs = intervalMs;
+    let errorBackoffMs = MIN_LOOK_GAP_MS;
     while (!isAborted(stopping.signal)) {
       // A wake while the inbox is being drained cuts the following wait short, so it is never lost.
       wakeUp = new AbortController();
       const woken = wakeUp.signal;
-      let waitMs = intervalMs;
+      let waitMs: number;
       try {
         let claimed = BATCH;
         while (claimed === BATCH && !isAborted(stopping.signal)) {
@@ -197,7 +197,7 @@ export function startSupportInbox(options: SupportInboxOptions): SupportInbox {
         // was not claimable (another replica holds it), so it gets a second before the next try.
         const nextDueMs = (await nextAttemptInMs(options.pool)) ?? intervalMs;
         waitMs = Math.min(intervalMs, Math.max(MIN_LOOK_GAP_MS, nextDueMs));
-        errorBackoffMs = intervalMs;
+        errorBackoffMs = MIN_LOOK_GAP_MS;
       } catch (error) {
         if (isAborted(stopping.signal)) break;
         waitMs = errorBackoffMs;
