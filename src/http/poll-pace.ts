@@ -19,7 +19,7 @@ export interface PollPaceOptions {
   readonly pool: Pick<DatabasePool, 'state' | 'configuration'>;
   /** How often the load is looked at. Default 1 s. */
   readonly sampleMs?: number;
-  /** The sampler's own timer firing this much late is overload. Default 100 ms. */
+  /** The sampler's own timer firing this much late is overload. Default 1 s: a GC pause is not. */
   readonly lagMs?: number;
   /** An event loop busy this share of a sample is overload. Default 0.9. */
   readonly busyShare?: number;
@@ -32,14 +32,14 @@ const FACTORS = [1, 2, 4, 8] as const;
 
 /**
  * The policy: every sample, the process is overloaded when its event loop was busy for `busyShare` of
- * the sample or more (Node's event-loop utilisation), when the sample itself came `lagMs` late (a single
- * long stall), or when more requests waited for a database connection than the pool has. Each overloaded sample raises the
+ * the sample or more (Node's event-loop utilisation), when the sample itself came `lagMs` late (a stall
+ * of a second), or when more requests waited for a database connection than the pool has. Each overloaded sample raises the
  * factor one step (up to 8); `calmSamples` calm ones in a row lower it one step. Up fast, down slowly: a
  * fleet that was told to wait comes back gradually, not all at once.
  */
 export function startPollPace(options: PollPaceOptions): PollPace {
   const sampleMs = options.sampleMs ?? 1_000;
-  const lagMs = options.lagMs ?? 100;
+  const lagMs = options.lagMs ?? 1_000;
   const calmSamples = options.calmSamples ?? 5;
   const busyShare = options.busyShare ?? 0.9;
   let step = 0;
