@@ -15,7 +15,9 @@ declare module 'fastify' {
 export const metricsPlugin = fp(
   (app: FastifyInstance, options: { registry?: Registry }) => {
     const registry = options.registry ?? new Registry();
-    collectDefaultMetrics({ register: registry });
+    // The event-loop lag metric samples at this precision: the default 10 ms wakes an idle process 100
+    // times a second (decision 022).
+    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
     const labelNames = ['method', 'route', 'status_code'] as const;
     const requests = new Counter({
       name: 'http_requests_total',

@@ -13,6 +13,27 @@ import { collect, describeEventStoreContract, freshCategory, testEvent } from '.
 
 const logger = createLogger('silent');
 
+/** A subscription of `store` to `category` from the start, whose batches land in `received`. */
+function follow(store: EventStore, category: string) {
+  const controller = new AbortController();
+  const received: string[] = [];
+  const done = (async () => {
+    const subscription = store.subscribe({
+      after: null,
+      categories: [category],
+      signal: controller.signal,
+    });
+    for await (const batch of subscription) received.push(...batch.map((e) => e.type));
+  })();
+  return {
+    received,
+    stop: async () => {
+      controller.abort();
+      await done;
+    },
+  };
+}
+
 describeEventStoreContract('postgres', async () => {
   const db = await createTestDatabase();
   const store = createPostgresEventStore({ connectionString: db.url, logger, recheckIntervalMs: 100 });
@@ -356,27 +377,6 @@ describe('postgres event store: notifications name the categories appended to', 
     expect(notifiedCategories('{"categories":["comment"]}')).toBeNull();
   });
 
-  /** A subscription of `store` to `category` from the start, whose batches land in `received`. */
-  function follow(store: EventStore, category: string) {
-    const controller = new AbortController();
-    const received: string[] = [];
-    const done = (async () => {
-      const subscription = store.subscribe({
-        after: null,
-        categories: [category],
-        signal: controller.signal,
-      });
-      for await (const batch of subscription) received.push(...batch.map((e) => e.type));
-    })();
-    return {
-      received,
-      stop: async () => {
-        controller.abort();
-        await done;
-      },
-    };
-  }
-
   it("wakes another process's subscription of the category appended to, and no other", async () => {
     const reader = createPostgresEventStore({
       connectionString: db.url,
@@ -492,16 +492,8 @@ describe('postgres event store: an idle subscription costs next to nothing, howe
     const counter = await startStatementCounter(db.url);
     const store = createPostgresEventStore({ connectionString: counter.url, logger });
     const category = freshCategory();
-    const controller = new AbortController();
-    const received: string[] = [];
-    const done = (async () => {
-      for await (const batch of store.subscribe({
-        after: null,
-        categories: [category],
-        signal: controller.signal,
-      }))
-        received.push(...batch.map((e) => e.type));
-    })();
+    const subscription = follow(store, category);
+    const { received } = subscription;
     const reads = () => counter.statements.filter((s) => s.includes('FROM events')).length;
     try {
       await waitUntil(() => counter.statements.some((s) => s.startsWith('LISTEN')));
@@ -516,8 +508,7 @@ describe('postgres event store: an idle subscription costs next to nothing, howe
       await waitUntil(() => received.length === 1);
       expect(received).toEqual(['woken']);
     } finally {
-      controller.abort();
-      await done;
+      await subscription.stop();
       await store.close();
       await counter.close();
     }
@@ -526,16 +517,8 @@ describe('postgres event store: an idle subscription costs next to nothing, howe
   it('reads again soon while an open transaction holds back an event it has been told of', async () => {
     const store = createPostgresEventStore({ connectionString: db.url, logger, recheckIntervalMs: 600_000 });
     const category = freshCategory();
-    const controller = new AbortController();
-    const received: string[] = [];
-    const done = (async () => {
-      for await (const batch of store.subscribe({
-        after: null,
-        categories: [category],
-        signal: controller.signal,
-      }))
-        received.push(...batch.map((e) => e.type));
-    })();
+    const subscription = follow(store, category);
+    const { received } = subscription;
     const holder = new pg.Client({ connectionString: db.url });
     await holder.connect();
     try {
@@ -550,8 +533,7 @@ describe('postgres event store: an idle subscription costs next to nothing, howe
       await holder.query('COMMIT');
       await waitUntil(() => received.length === 1, 3_000);
     } finally {
-      controller.abort();
-      await done;
+      await subscription.stop();
       await holder.end();
       await store.close();
     }

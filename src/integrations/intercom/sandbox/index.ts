@@ -42,6 +42,8 @@ export interface IntercomSandboxOptions {
 export interface IntercomSandbox {
   /** The base URL, standing in for `https://api.intercom.io`. */
   readonly url: string;
+  /** The token its API and its operator routes (`/_sandbox/operator`) ask for. */
+  readonly accessToken: string;
   readonly operator: SandboxOperator;
   /** The records, for tests to look at (and, with care, to arrange). */
   readonly state: SandboxState;
@@ -116,6 +118,7 @@ export async function startIntercomSandbox(options: IntercomSandboxOptions): Pro
 
   return {
     url,
+    accessToken: options.accessToken,
     operator,
     state,
     calls,

@@ -1,0 +1,158 @@
+import type { Measured } from './fleet-phases.ts';
+import { DEFAULT_INTERVAL_MS, nominalPollRate, POLL_ROUTES, WRITES } from './fleet-shape.ts';
+import type { Latency, StepResult } from './fleet-stats.ts';
+import { pollsAnswered, serverCores, type Step, type StepVerdict } from './fleet-verdicts.ts';
+import { fixed, percent } from './report.ts';
+
+/** Markdown tables of one measured window: per route, per write, resources, statements. */
+
+const ms = (n: number | null) => (n === null ? '–' : `${fixed(n, n < 10 ? 2 : 1)} ms`);
+const mib = (bytes: number) => `${fixed(bytes / 2 ** 20, 0)} MiB`;
+const counts = (statuses: Readonly<Record<string, number>>) =>
+  Object.entries(statuses)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, n]) => `${k}: ${n}`)
+    .join(', ') || '–';
+const lat = (l: Latency) => `${ms(l.p50Ms)} | ${ms(l.p95Ms)} | ${ms(l.p99Ms)} | ${ms(l.maxMs)}`;
+
+export function pollTable(step: StepResult): string[] {
+  const rows = POLL_ROUTES.filter((r) => step.polls[r].scheduled > 0).map((route) => {
+    const p = step.polls[route];
+    const share = p.scheduled === 0 ? 1 : p.answered / p.scheduled;
+    return (
+      `| ${route} | ${p.scheduled} | ${p.answered} (${percent(share)}) | ${p.skipped} | ${p.unanswered} | ` +
+      `${counts(p.statuses)}${p.errorsOutside > 0 ? `; outside the window: ${p.errorsOutside} errors` : ''} | ` +
+      `${p.slowed}${p.slowed > 0 ? ` (up to ${p.maxIntervalMs} ms)` : ''} | ${lat(p.latency)} |`
+    );
+  });
+  return [
+    '| poll | scheduled | answered 200/304 | skipped (previous in flight) | unanswered | statuses | answers raising X-Poll-Interval | p50 | p95 | p99 | max |',
+    '|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|',
+    ...rows,
+  ];
+}
+
+export function writeTable(step: StepResult): string[] {
+  const rows = WRITES.filter((w) => step.writes[w].sent > 0).map((kind) => {
+    const w = step.writes[kind];
+    return (
+      `| ${kind} | ${w.sent} (${fixed(w.sent / step.windowS, 1)}/s) | ${counts(w.statuses)}` +
+      `${w.errorsOutside > 0 ? `; outside the window: ${w.errorsOutside} errors` : ''} | ${lat(w.latency)} |`
+    );
+  });
+  return [
+    '| write | sent | statuses | p50 | p95 | p99 | max |',
+    '|---|---:|---|---:|---:|---:|---:|',
+    ...rows,
+  ];
+}
+
+/** Provider calls per minute of the window; null when the sandbox trimmed its list. */
+export const providerPerMinute = (m: Measured) =>
+  m.service.providerCalls === null ? null : (m.service.providerCalls / m.seconds) * 60;
+
+function sqlLine(m: Measured, polls: number | null): string {
+  const parts = [
+    `- SQL statements: ${m.statements.total} (${fixed((m.statements.total / m.seconds) * 60, 0)}/min)`,
+  ];
+  if (polls !== null && polls > 0) {
+    parts.push(`${fixed(m.statements.total / polls)} per answered poll (${polls} polls)`);
+  }
+  return parts.join(', ');
+}
+
+export function resourceLines(m: Measured, polls: number | null): string[] {
+  const perMinute = providerPerMinute(m);
+  const kinds = m.service.providerByKind
+    .slice(0, 6)
+    .map(([kind, n]) => `${kind} ${n}`)
+    .join(', ');
+  return [
+    `- CPU (cores over ${fixed(m.seconds, 1)} s): service ${fixed(m.cores.service)}, PostgreSQL ${fixed(m.cores.postgres)} ` +
+      `(service + PostgreSQL ${fixed(serverCores(m))}), generator ${fixed(m.cores.generator)}` +
+      (m.cores.baseline === null ? '' : `, trivial server ${fixed(m.cores.baseline)}`) +
+      `; everything else on the machine ${fixed(m.cores.others)}`,
+    sqlLine(m, polls),
+    `- Provider calls: ${perMinute === null ? 'unknown (the sandbox trimmed its call list)' : `${m.service.providerCalls ?? 0} (${fixed(perMinute, 0)}/min)`}` +
+      (kinds === '' ? '' : `; ${kinds}`),
+    `- Service memory: RSS ${mib(m.service.rssBytes)} at the end (peak ${mib(m.service.rssPeakBytes)}), heap used ${mib(m.service.heapUsedBytes)}`,
+    (m.service.loopDelayMaxMs === null
+      ? '- Service event loop: not sampled in this window (the sampler would cost more than idle may)'
+      : `- Service event loop: delay p99 ${ms(m.service.loopDelayP99Ms)}, max ${ms(m.service.loopDelayMaxMs)}`) +
+      (m.scrape === null
+        ? ''
+        : `; one GET /metrics took ${ms(m.scrape.ms)} (${fixed(m.scrape.bytes / 1024, 0)} KiB)`),
+  ];
+}
+
+export function statementTable(m: Measured): string[] {
+  return [
+    '| calls | statement |',
+    '|---:|---|',
+    ...m.statements.top.map(
+      (s) => `| ${s.calls} | \`${s.query.replace(/\|/g, '\\|').replace(/`/g, "'")}\` |`,
+    ),
+  ];
+}
+
+export function generatorLine(step: StepResult): string {
+  const g = step.generator;
+  return (
+    `- Generator: event-loop delay p99 ${ms(g.loopDelayP99Ms)}, max ${ms(g.loopDelayMaxMs)}; ` +
+    `sends late by p99 ${ms(g.lateP99Ms)}, max ${ms(g.lateMaxMs)} (5 ms tick included); at most ${g.inFlightMax} requests open`
+  );
+}
+
+/** The summary row of a ladder step (or the baseline). */
+export function ladderRow(s: Step, result: string): string {
+  const { step, measured } = s;
+  const polls = pollsAnswered(step);
+  const worst = Math.max(...POLL_ROUTES.map((r) => step.polls[r].latency.p99Ms));
+  const scheduled = POLL_ROUTES.reduce((n, r) => n + step.polls[r].scheduled, 0);
+  const v = step.visibility;
+  const seen =
+    v === null || v.posted === 0
+      ? '–'
+      : `${ms(v.p50Ms)} / ${v.p99Ms === null ? 'over 1 % unseen' : ms(v.p99Ms)} (${v.seen}/${v.posted})`;
+  const perMinute = providerPerMinute(measured);
+  return (
+    `| ${step.users} | ${result} | ${fixed(nominalPollRate(step.users), 0)} | ${fixed(polls / step.windowS, 0)} | ${ms(worst)} | ${percent(scheduled === 0 ? 1 : polls / scheduled)} | ` +
+    `${seen} | ${fixed(measured.cores.service)} | ${fixed(measured.cores.postgres)} | ${fixed(measured.cores.generator)} | ` +
+    `${polls === 0 ? '–' : fixed(measured.statements.total / polls)} | ` +
+    `${perMinute === null ? '?' : fixed(perMinute, 0)} | ` +
+    `${mib(measured.service.rssPeakBytes)} | ${ms(measured.service.loopDelayMaxMs)} | ${ms(step.generator.loopDelayP99Ms)} | ` +
+    `${fixed(measured.cores.others)} |`
+  );
+}
+
+export const LADDER_HEAD = [
+  '| users | result | polls/s at default intervals | polls answered/s | worst route p99 | answered | comment seen p50 / p99 (seen/posted) | service cores | PostgreSQL cores | generator cores | SQL per poll | provider calls/min | service RSS peak | service loop delay max | generator loop delay p99 | other load (cores) |',
+  '|---:|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+];
+
+/** One line of a step for the console. */
+export function ladderLine(s: Step, verdict: StepVerdict | null): string {
+  const { step, measured } = s;
+  const worst = Math.max(...POLL_ROUTES.map((r) => step.polls[r].latency.p99Ms));
+  const outcome = verdict === null ? 'baseline' : verdict.pass ? 'PASS' : 'FAIL';
+  const why = verdict === null ? [] : [...verdict.misses, ...verdict.distrust];
+  return (
+    `${String(step.users).padStart(6)} users  ${outcome}  ${fixed(pollsAnswered(step) / step.windowS, 0)} polls/s ` +
+    `(${fixed(nominalPollRate(step.users), 0)} at the default intervals)  ` +
+    `worst p99 ${ms(worst)}  cores: service ${fixed(measured.cores.service)}, PostgreSQL ${fixed(measured.cores.postgres)}, ` +
+    `generator ${fixed(measured.cores.generator)}, others ${fixed(measured.cores.others)}` +
+    (why.length > 0 ? `  (${why.join(', ')})` : '')
+  );
+}
+
+/** When the service slowed its clients down (X-Poll-Interval above the defaults): how much. */
+export function slowDownLine(step: StepResult): string | null {
+  const slowed = POLL_ROUTES.reduce((n, r) => n + step.polls[r].slowed, 0);
+  if (slowed === 0) return null;
+  const answers = POLL_ROUTES.reduce((n, r) => n + step.polls[r].answered, 0);
+  const factor = Math.max(...POLL_ROUTES.map((r) => step.polls[r].maxIntervalMs / DEFAULT_INTERVAL_MS[r]));
+  return (
+    `- The service asked clients to slow down on ${slowed} of ${answers} answers (X-Poll-Interval up to ${fixed(factor, 0)} × the default): ` +
+    `${fixed(answers / step.windowS, 0)} polls/s answered against ${fixed(nominalPollRate(step.users), 0)} at the default intervals`
+  );
+}
