@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import type { SupportCacheInvalidator } from '../chat/invalidation.ts';
+import type { SupportCache } from '../chat/support-cache.ts';
 import { runAsLeader } from '../db/leader-lock.ts';
 import type { IntercomClient } from '../integrations/intercom/client.ts';
 import type { Page } from '../integrations/intercom/schemas.ts';
@@ -10,7 +10,7 @@ type SearchCalls = Pick<IntercomClient, 'searchConversationsUpdatedSince' | 'sea
 
 export interface SupportReconcilerOptions {
   readonly intercom: SearchCalls;
-  readonly invalidator: SupportCacheInvalidator;
+  readonly cache: Pick<SupportCache, 'invalidate' | 'shows'>;
   /** For the leader lock: one replica asks Intercom, and the invalidations reach every replica. */
   readonly connectionString: string;
   readonly logger: Logger;
@@ -47,7 +47,8 @@ async function updatedSince<T>(
 }
 
 /**
- * The safety net for webhooks that never came (decision 022). The read cache trusts an entry until a
+ * The safety net for webhooks that never came (decision 022). A record whose copy here already shows the
+ * change (a webhook brought it) is left alone: reading it again would double the calls of every change. The read cache trusts an entry until a
  * webhook or the user's own write invalidates it, or its long TTL ends; so that a lost webhook does not
  * leave a conversation stale for that long, one replica asks Intercom every minute which conversations
  * and tickets changed since a little before its last look (two searches, whatever the number of users)
@@ -58,7 +59,7 @@ export function startSupportReconciler(options: SupportReconcilerOptions): Suppo
   const intervalMs = options.intervalMs ?? 60_000;
   const overlapMs = options.overlapMs ?? 300_000;
   const now = options.now ?? Date.now;
-  const { intercom, invalidator, logger } = options;
+  const { intercom, cache, logger } = options;
   // What was invalidated already: a record changed once is found by several overlapping looks.
   const seen = new LRUCache<string, true>({ max: 100_000 });
   let lastStart = now();
@@ -75,14 +76,16 @@ export function startSupportReconciler(options: SupportReconcilerOptions): Suppo
       const key = seenKey('conversation', c.id, c.updated_at);
       if (seen.has(key)) continue;
       seen.set(key, true);
-      await invalidator.invalidate({ contactIds: c.contacts, conversationId: c.id });
+      if (cache.shows({ conversationId: c.id }, c.updated_at)) continue;
+      await cache.invalidate({ contactIds: c.contacts, conversationId: c.id });
       invalidated += 1;
     }
     for (const t of tickets) {
       const key = seenKey('ticket', t.id, t.updated_at);
       if (seen.has(key)) continue;
       seen.set(key, true);
-      await invalidator.invalidate({ contactIds: t.contacts, ticketId: t.id });
+      if (cache.shows({ ticketId: t.id }, t.updated_at)) continue;
+      await cache.invalidate({ contactIds: t.contacts, ticketId: t.id });
       invalidated += 1;
     }
     lastStart = start;

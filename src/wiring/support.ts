@@ -117,7 +117,7 @@ export async function startSupport(options: SupportOptions): Promise<SupportServ
   const pruner = startProcessedEventsPruner({ pool, connectionString: options.databaseUrl, logger });
   const reconciler = startSupportReconciler({
     intercom,
-    invalidator: cache,
+    cache,
     connectionString: options.databaseUrl,
     logger,
   });

@@ -22,7 +22,7 @@ const searches = () => sandbox.calls.filter((c) => c.method === 'POST' && c.path
 const reads = () => sandbox.calls.filter((c) => c.method === 'GET').length;
 
 describe('reconciling the support read cache with Intercom', () => {
-  it('finds a change whose webhook never came with searches, and reads again only what changed', async () => {
+  it('finds a change whose webhook never came with searches, and reads again only what changed and was not brought by a webhook', async () => {
     const intercom = client();
     // No webhooks reach anyone here, and the TTL is far away: only the reconciler can see the reply.
     const cache = await createSupportCache({ intercom, logger, ttlMs: 3_600_000 });
@@ -40,7 +40,7 @@ describe('reconciling the support read cache with Intercom', () => {
     const readsBefore = reads();
     const reconciler = startSupportReconciler({
       intercom,
-      invalidator: cache,
+      cache,
       connectionString: db.url,
       logger,
       intervalMs: 200,
@@ -61,6 +61,21 @@ describe('reconciling the support read cache with Intercom', () => {
       for (const id of ids) await cache.conversation(id);
       // One read again: the changed conversation; the nineteen others stay cached.
       expect(reads() - readsBefore).toBe(1);
+
+      // A change whose webhook came (here: its invalidation, and the poll after it) is not read again.
+      const [, second = ''] = ids;
+      await sandbox.operator.reply(second, { body: 'answered, and the webhook came' });
+      const conversation = await intercom.getConversation(second);
+      await cache.invalidate({ contactIds: conversation.contacts, conversationId: second });
+      await cache.conversation(second);
+      const afterWebhook = reads();
+      const looked = searches();
+      await eventually(
+        () => Promise.resolve(searches()),
+        (n) => n >= looked + 6,
+      );
+      await cache.conversation(second);
+      expect(reads()).toBe(afterWebhook);
     } finally {
       await reconciler.stop();
       await cache.close();
