@@ -69,6 +69,11 @@ export interface ProviderCalls {
   readonly conversationReads: number;
   /** Of those, the ones that came at least the cache's TTL after the read before: the TTL's refresh. */
   readonly ttlRefreshes: number;
+  /**
+   * Searches: in this bench, which polls one conversation and no list, only the reconciler's look at what
+   * changed (once a minute, whatever the number of pollers; decision 022) makes them.
+   */
+  readonly reconcilerSearches: number;
   readonly byKind: readonly [string, number][];
 }
 
@@ -98,6 +103,7 @@ export function providerCalls(
     total: window.length,
     conversationReads: window.filter(isRead).length,
     ttlRefreshes,
+    reconcilerSearches: window.filter((c) => c.method === 'POST' && c.path.endsWith('/search')).length,
     byKind: byKind(window),
   };
 }

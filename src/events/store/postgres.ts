@@ -26,7 +26,7 @@ const SHORT_RECHECK_MS = 250;
  * takes what came in meanwhile as one batch (one transaction of the projection) instead of one batch per
  * append, for at most this much more delay (decision 022).
  */
-const GATHER_MS = 100;
+const GATHER_MS = 25;
 
 const NOTIFY_CHANNEL = 'event_store';
 const DEFAULT_BATCH = 500;
