@@ -27,10 +27,11 @@ interface AppendRow {
 /** Large enough for every request a busy process has in flight; small enough to hold few row locks long. */
 const MAX_GROUP = 64;
 /**
- * How long an append waits for others to go with it (decision 022): at a hundred writes a second, each
- * append alone would be a statement and a commit of its own.
+ * Groups in flight at once. While that many are on their way, the next appends wait for one to finish and
+ * then go together (a group commit, decision 022): a lone writer never waits, and under load the appends
+ * of a round trip share one statement and one commit.
  */
-const GATHER_MS = 10;
+const MAX_GROUPS_IN_FLIGHT = 2;
 
 const expectedArg = (expected: ExpectedRevision): string =>
   expected === 'no_stream' ? '-1' : expected === 'any' ? '-2' : expected.toString();
@@ -41,8 +42,9 @@ const isUniqueEventIdViolation = (error: unknown): boolean =>
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 /**
- * Appends through `append_to_stream` (migration 1763800000000_event-store.sql). The appends made within
- * `GATHER_MS` of each other go together through `append_to_streams`, in one round trip and one
+ * Appends through `append_to_stream` (migration 1763800000000_event-store.sql). The appends made while the
+ * event loop handles one round of I/O, or while earlier groups are in flight (`MAX_GROUPS_IN_FLIGHT`), go
+ * together through `append_to_streams`, in one round trip and one
  * commit (DataLoader, nothing cached): under load, writers are bound by round trips to PostgreSQL and by
  * commits, not by the work of each append (the appends that start a stream are written set-wise inside
  * it). Each append keeps its own expected revision and outcome; should the group's statement fail as a
@@ -132,10 +134,24 @@ export function createAppend(pool: pg.Pool, written: (stream: string) => void): 
     return answers;
   }
 
-  const loader = new DataLoader<PendingAppend, AppendResult>(appendGroup, {
+  let inFlight = 0;
+  const held: (() => void)[] = [];
+  const sendGroup = async (group: readonly PendingAppend[]) => {
+    inFlight += 1;
+    try {
+      return await appendGroup(group);
+    } finally {
+      inFlight -= 1;
+      held.shift()?.();
+    }
+  };
+  const loader = new DataLoader<PendingAppend, AppendResult>(sendGroup, {
     cache: false,
     maxBatchSize: MAX_GROUP,
-    batchScheduleFn: (dispatch) => setTimeout(dispatch, GATHER_MS),
+    batchScheduleFn: (dispatch) => {
+      if (inFlight < MAX_GROUPS_IN_FLIGHT) setImmediate(dispatch);
+      else held.push(dispatch);
+    },
   });
   return (stream, events, expected) => loader.load({ stream, events, expected });
 }
