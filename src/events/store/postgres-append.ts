@@ -27,11 +27,12 @@ interface AppendRow {
 /** Large enough for every request a busy process has in flight; small enough to hold few row locks long. */
 const MAX_GROUP = 64;
 /**
- * Groups in flight at once. While that many are on their way, the next appends wait for one to finish and
- * then go together (a group commit, decision 022): a lone writer never waits, and under load the appends
- * of a round trip share one statement and one commit.
+ * Groups in flight at once, at most: one per connection of the pool. Past that, the next appends wait for
+ * a group to finish and then go together (a group commit, decision 022) instead of queueing for a
+ * connection one by one; a lone writer never waits. Two in flight cost the 8-writer benchmark a third of
+ * its appends per second.
  */
-const MAX_GROUPS_IN_FLIGHT = 2;
+const groupsInFlight = (pool: pg.Pool) => Math.max(1, pool.options.max);
 
 const expectedArg = (expected: ExpectedRevision): string =>
   expected === 'no_stream' ? '-1' : expected === 'any' ? '-2' : expected.toString();
@@ -43,7 +44,7 @@ const asError = (error: unknown): Error => (error instanceof Error ? error : new
 
 /**
  * Appends through `append_to_stream` (migration 1763800000000_event-store.sql). The appends made while the
- * event loop handles one round of I/O, or while earlier groups are in flight (`MAX_GROUPS_IN_FLIGHT`), go
+ * event loop handles one round of I/O, or while a group holds every connection of the pool, go
  * together through `append_to_streams`, in one round trip and one
  * commit (DataLoader, nothing cached): under load, writers are bound by round trips to PostgreSQL and by
  * commits, not by the work of each append (the appends that start a stream are written set-wise inside
@@ -149,7 +150,7 @@ export function createAppend(pool: pg.Pool, written: (stream: string) => void): 
     cache: false,
     maxBatchSize: MAX_GROUP,
     batchScheduleFn: (dispatch) => {
-      if (inFlight < MAX_GROUPS_IN_FLIGHT) setImmediate(dispatch);
+      if (inFlight < groupsInFlight(pool)) setImmediate(dispatch);
       else held.push(dispatch);
     },
   });
