@@ -99,9 +99,6 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.poolSize ?? 10,
-    // A generic plan of the category read cannot know its category, so it walks the whole log's order
-    // and filters: a read that finds nothing would cost a scan of every later event (decision 022).
-    options: '-c plan_cache_mode=force_custom_plan',
   });
   pool.on('error', (error) => {
     logger.warn({ err: error }, 'event store: idle connection lost');
@@ -125,8 +122,10 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
 
   async function readBatch({ after, categories, maxCount }: ReadAllOptions): Promise<Batch> {
     const count = categories?.length ?? 0;
+    // Not prepared: a generic plan of the category read cannot know its categories, so it walks the whole
+    // log's order and filters, and a read that finds nothing costs a scan of every later event (decision
+    // 022). Unnamed, each read is planned with its values.
     const { rows } = await pool.query<EventRow>({
-      name: count > 0 ? `read_categories_${count}` : 'read_all',
       text: count > 0 ? readCategories(count) : READ_ALL,
       values: [
         (after?.commit ?? 0n).toString(),
