@@ -66,7 +66,8 @@ describe('the poll pace', () => {
 });
 
 describe('X-Poll-Interval under overload', () => {
-  const used = useRunningApp({ env: { POLL_CHAT_MS: '4000' } });
+  // The wait below polls every 20 ms: far more than the per-user rate limit allows by default.
+  const used = useRunningApp({ env: { POLL_CHAT_MS: '4000', API_RATE_LIMIT_PER_MINUTE: '100000' } });
   const headers = bearer(sessionToken(TEST_SECRETS.JWT_SECRET, 'paced'));
   const interval = async () =>
     Number((await fetch(`${used.running.url}/api/unread`, { headers })).headers.get('x-poll-interval'));
