@@ -5,7 +5,7 @@ import { z } from 'zod';
 /** The service, ready: where it listens and where operator replies go. */
 export const serviceReady = z.object({
   base: z.string(),
-  operator: z.object({ url: z.string(), token: z.string(), via: z.enum(['sandbox', 'relay']) }),
+  operator: z.object({ url: z.string(), token: z.string() }),
   poolSize: z.number().nullable(),
 });
 

@@ -23,7 +23,6 @@ export interface FleetRun {
   readonly source: SourceVersion;
   readonly postgres: string;
   readonly settings: FleetSettings;
-  readonly operatorVia: 'sandbox' | 'relay';
   /** The generator's nice value (-10 when the bench could raise its priority, else 0). */
   readonly generatorNice: number;
   readonly poolSize: number | null;
@@ -80,7 +79,7 @@ function head(run: FleetRun): string[] {
     `- PostgreSQL ${run.postgres}, embedded, its own cluster with pg_stat_statements; service pool size ${run.poolSize ?? 'slonik default'}, LOG_LEVEL ${s.logLevel}`,
     `- Three processes: the service (with the Intercom sandbox), the generator (undici, ${s.connections} keep-alive connections shared by all users, nice ${run.generatorNice}), PostgreSQL; the trivial server is a fourth, for the baseline`,
     `- Ladder ${s.ladder.join(', ')} users; each step a ${s.rampS} s ramp, then ${s.durationS} s measured; climbing stops at the first step that fails`,
-    `- Polls: /api/unread (every user), the channel feed (every user), a comment thread (1 in 5, on the ${HOT_POSTS} newest posts), the user's conversation (1 in 20); writers: ${rates} (operator replies through the ${run.operatorVia === 'sandbox' ? "sandbox's operator route" : 'relay standing in for the sandbox operator route (README)'})`,
+    `- Polls: /api/unread (every user), the channel feed (every user), a comment thread (1 in 5, on the ${HOT_POSTS} newest posts), the user's conversation (1 in 20); writers: ${rates} (operator replies through the sandbox's operator route)`,
     disturbance(run),
     run.invalid.length === 0
       ? '- The run is valid: the service and the generator stayed up and the generator kept up.'

@@ -3,7 +3,6 @@ import { sandboxOf } from './chat-seed.ts';
 import { positiveInt } from './env.ts';
 import { serveOrchestrator } from './fleet-ipc.ts';
 import { type ServiceWindow, type serviceReady } from './fleet-messages.ts';
-import { operatorEndpoint } from './fleet-relay.ts';
 import { seedFleet } from './fleet-seed.ts';
 import { type ServiceWatch, watchService } from './fleet-service-window.ts';
 import { startService } from './targets.ts';
@@ -26,7 +25,8 @@ async function main(): Promise<void> {
     teardown,
   );
   const sandbox = sandboxOf(service);
-  const operator = await operatorEndpoint(sandbox, teardown);
+  // Operator replies go to the sandbox's own operator route, as devtools' do.
+  const operator = { url: sandbox.url, token: sandbox.accessToken };
   let watch: ServiceWatch | null = null;
 
   const handlers = {

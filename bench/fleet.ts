@@ -163,7 +163,6 @@ async function runFleet(settings: FleetSettings, signal: AbortSignal): Promise<n
       source: await sourceVersion(['src']),
       postgres: cluster.version,
       settings,
-      operatorVia: ready.operator.via,
       generatorNice,
       poolSize: ready.poolSize,
       seed: {

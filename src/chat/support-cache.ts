@@ -75,10 +75,14 @@ async function orMissing<T>(load: () => Promise<Owned<T>>): Promise<Owned<T>> {
   }
 }
 
-async function allPages<T>(search: (after: string | undefined) => Promise<Page<T>>): Promise<T[]> {
+/** Every page of an Intercom search, following its cursor, up to `maxPages`. */
+export async function allPages<T>(
+  search: (after: string | undefined) => Promise<Page<T>>,
+  maxPages = MAX_LIST_PAGES,
+): Promise<T[]> {
   const items: T[] = [];
   let after: string | undefined;
-  for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
+  for (let page = 0; page < maxPages; page += 1) {
     const result = await search(after);
     items.push(...result.items);
     if (result.startingAfter === null) break;

@@ -1,9 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import type { SupportCache } from '../chat/support-cache.ts';
+import { allPages, type SupportCache } from '../chat/support-cache.ts';
 import { runAsLeader } from '../db/leader-lock.ts';
 import type { IntercomClient } from '../integrations/intercom/client.ts';
-import type { Page } from '../integrations/intercom/schemas.ts';
 import { awaitStop, sleep } from '../lib/abortable.ts';
 
 type SearchCalls = Pick<IntercomClient, 'searchConversationsUpdatedSince' | 'searchTicketsUpdatedSince'>;
@@ -31,21 +30,6 @@ const MAX_PAGES = 20;
 /** A record as the reconciler last saw it: its id and when Intercom says it changed. */
 const seenKey = (kind: string, id: string, updatedAt: number) => `${kind}:${id}:${updatedAt}`;
 
-async function updatedSince<T>(
-  search: (since: number, after: string | undefined) => Promise<Page<T>>,
-  since: number,
-): Promise<T[]> {
-  const items: T[] = [];
-  let after: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    const result = await search(since, after);
-    items.push(...result.items);
-    if (result.startingAfter === null) break;
-    after = result.startingAfter;
-  }
-  return items;
-}
-
 /**
  * The safety net for webhooks that never came (decision 022). A record whose copy here already shows the
  * change (a webhook brought it) is left alone: reading it again would double the calls of every change. The read cache trusts an entry until a
@@ -68,8 +52,8 @@ export function startSupportReconciler(options: SupportReconcilerOptions): Suppo
     const start = now();
     const since = Math.floor((lastStart - overlapMs) / 1000);
     const [conversations, tickets] = await Promise.all([
-      updatedSince((s, a) => intercom.searchConversationsUpdatedSince(s, a), since),
-      updatedSince((s, a) => intercom.searchTicketsUpdatedSince(s, a), since),
+      allPages((after) => intercom.searchConversationsUpdatedSince(since, after), MAX_PAGES),
+      allPages((after) => intercom.searchTicketsUpdatedSince(since, after), MAX_PAGES),
     ]);
     let invalidated = 0;
     for (const c of conversations) {

@@ -1,36 +1,26 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabasePool, type DatabasePool } from '../../src/db/pool.ts';
-import { type RunningApp, startApp } from '../support/app.ts';
+import { type CountedApp, startCountedApp } from '../support/app.ts';
 import { useTestDatabase } from '../support/database.ts';
-import { waitUntil } from '../support/eventually.ts';
-import { type StatementCounter, startStatementCounter } from '../support/statement-counter.ts';
 
 const db = useTestDatabase();
-let counter: StatementCounter;
-let pool: DatabasePool;
-let running: RunningApp;
+let app: CountedApp;
 
 beforeAll(async () => {
-  counter = await startStatementCounter(db.url);
-  pool = await createDatabasePool(counter.url, { maximumPoolSize: 5 });
-  running = await startApp({ db: { pool, url: counter.url } });
-  await waitUntil(() => running.eventSourcing.changes.listening());
+  app = await startCountedApp(db);
 });
 
 afterAll(async () => {
-  await running.close();
-  await pool.end();
-  await counter.close();
+  await app.close();
 });
 
 describe('an idle service', () => {
   it('issues a bounded number of statements, whatever runs inside it', async () => {
     // Settled: every projection has made its first read and waits for notifications.
     await sleep(2_000);
-    const from = counter.statements.length;
+    const from = app.counter.statements.length;
     await sleep(10_000);
-    const idle = counter.statements.slice(from);
+    const idle = app.counter.statements.slice(from);
     const count = (pattern: RegExp) => idle.filter((s) => pattern.test(s)).length;
     // Eight projections re-read every 5 s in case a notification was lost: 16 reads in 10 s, plus one
     // more each when a read lands at the window's edge. The support inbox looks every 10 s (a

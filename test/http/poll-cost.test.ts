@@ -1,20 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createDatabasePool, type DatabasePool } from '../../src/db/pool.ts';
 import { adminCall, createTestAdmin, loginToken } from '../support/admin.ts';
-import { bearer, type RunningApp, startApp, TEST_SECRETS } from '../support/app.ts';
+import { bearer, type CountedApp, type RunningApp, startCountedApp, TEST_SECRETS } from '../support/app.ts';
 import { useTestDatabase } from '../support/database.ts';
-import { eventually, waitUntil } from '../support/eventually.ts';
+import { eventually } from '../support/eventually.ts';
 import { sessionToken } from '../support/jwt.ts';
 import { postThrough } from '../support/posts.ts';
-import { type StatementCounter, startStatementCounter } from '../support/statement-counter.ts';
+import type { StatementCounter } from '../support/statement-counter.ts';
 
 // Every connection of the app (its pool, the event store, LISTEN, leader locks) goes through a relay that
 // records each statement, so what a poll costs the database is counted, not assumed.
 const db = useTestDatabase();
-let counter: StatementCounter;
-let pool: DatabasePool;
+let app: CountedApp;
 let running: RunningApp;
+let counter: StatementCounter;
 let channelId = '';
 let postId = '';
 let conversationId = '';
@@ -31,10 +30,8 @@ const pollStatements = (from: number) =>
   counter.statements.slice(from).filter((s) => !background.some((pattern) => pattern.test(s)));
 
 beforeAll(async () => {
-  counter = await startStatementCounter(db.url);
-  pool = await createDatabasePool(counter.url, { maximumPoolSize: 5 });
-  running = await startApp({ db: { pool, url: counter.url }, support: { runInbox: false } });
-  await waitUntil(() => running.eventSourcing.changes.listening());
+  app = await startCountedApp(db, { support: { runInbox: false } });
+  ({ running, counter } = app);
   const admin = await loginToken(running.url, await createTestAdmin(db.pool, 'owner'));
   const made = await adminCall(running.url, admin, 'POST', '/admin/channels', {
     title: 'Polled',
@@ -59,9 +56,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await running.close();
-  await pool.end();
-  await counter.close();
+  await app.close();
 });
 
 describe('what a poll costs the database', () => {

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { envSchema, type ResolvedConfig } from '../../src/config.ts';
-import type { DatabasePool } from '../../src/db/pool.ts';
+import { createDatabasePool, type DatabasePool } from '../../src/db/pool.ts';
 import { assembleApp } from '../../src/wiring/app.ts';
 import { type SupportOptions, type SupportServices, startSupport } from '../../src/wiring/support.ts';
 import { type EventSourcing, startEventSourcing } from '../../src/wiring/event-sourcing.ts';
@@ -12,6 +12,8 @@ import { createLogger } from '../../src/http/logger.ts';
 import type { Projection } from '../../src/projections/projection.ts';
 import type { ObjectStorage } from '../../src/integrations/storage/port.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
+import { waitUntil } from './eventually.ts';
+import { type StatementCounter, startStatementCounter } from './statement-counter.ts';
 import { localTestStorage } from './storage.ts';
 
 export const TEST_SECRETS = {
@@ -202,6 +204,37 @@ export function useTwoReplicas(options: () => StartOptions): {
     },
     get b() {
       return current()[1];
+    },
+  };
+}
+
+/** An app whose every database connection goes through a statement counter, and the counter. */
+export interface CountedApp {
+  readonly running: RunningApp;
+  readonly counter: StatementCounter;
+  close(): Promise<void>;
+}
+
+/**
+ * The real app, with its pool, event store, LISTEN and lock connections all relayed through
+ * `startStatementCounter`, so a test counts what the app asks of the database; resolves once the change
+ * feed listens.
+ */
+export async function startCountedApp(
+  db: { readonly url: string },
+  options: Omit<StartOptions, 'db'> = {},
+): Promise<CountedApp> {
+  const counter = await startStatementCounter(db.url);
+  const pool = await createDatabasePool(counter.url, { maximumPoolSize: 5 });
+  const running = await startApp({ ...options, db: { pool, url: counter.url } });
+  await waitUntil(() => running.eventSourcing.changes.listening());
+  return {
+    running,
+    counter,
+    async close() {
+      await running.close();
+      await pool.end();
+      await counter.close();
     },
   };
 }

@@ -173,10 +173,28 @@ export function createIntercomClient(options: IntercomClientOptions) {
       ...(startingAfter === undefined ? {} : { starting_after: startingAfter }),
     },
   });
-  const searchByContact = (contactId: string, startingAfter: string | undefined) =>
-    search({ field: 'contact_ids', operator: '=', value: contactId }, startingAfter);
-  const searchUpdatedSince = (since: number, startingAfter: string | undefined) =>
-    search({ field: 'updated_at', operator: '>', value: since }, startingAfter);
+  const byContact = (contactId: string) => ({ field: 'contact_ids', operator: '=', value: contactId });
+  const updatedSince = (since: number) => ({ field: 'updated_at', operator: '>', value: since });
+  const searchConversations = async (
+    query: Record<string, unknown>,
+    startingAfter: string | undefined,
+  ): Promise<Page<ConversationListItem>> => {
+    const body = search(query, startingAfter);
+    const list = await call(
+      'read',
+      { method: 'POST', route: '/conversations/search', body },
+      conversationListSchema,
+    );
+    return { items: list.conversations, startingAfter: list.pages.next };
+  };
+  const searchTickets = async (
+    query: Record<string, unknown>,
+    startingAfter: string | undefined,
+  ): Promise<Page<Ticket>> => {
+    const body = search(query, startingAfter);
+    const list = await call('read', { method: 'POST', route: '/tickets/search', body }, ticketListSchema);
+    return { items: list.tickets, startingAfter: list.pages.next };
+  };
 
   return {
     /** The token's admin (its id writes notes and tags) and the workspace's `app.id_code`. */
@@ -248,32 +266,12 @@ export function createIntercomClient(options: IntercomClientOptions) {
     getConversation: (id: string): Promise<Conversation> =>
       call('read', { method: 'GET', route: '/conversations/{id}', params: { id } }, conversationSchema),
 
-    async searchConversationsByContact(
-      contactId: string,
-      startingAfter?: string,
-    ): Promise<Page<ConversationListItem>> {
-      const body = searchByContact(contactId, startingAfter);
-      const list = await call(
-        'read',
-        { method: 'POST', route: '/conversations/search', body },
-        conversationListSchema,
-      );
-      return { items: list.conversations, startingAfter: list.pages.next };
-    },
+    searchConversationsByContact: (contactId: string, startingAfter?: string) =>
+      searchConversations(byContact(contactId), startingAfter),
 
     /** Conversations updated after `since` (unix seconds), for reconciling the read cache. */
-    async searchConversationsUpdatedSince(
-      since: number,
-      startingAfter?: string,
-    ): Promise<Page<ConversationListItem>> {
-      const body = searchUpdatedSince(since, startingAfter);
-      const list = await call(
-        'read',
-        { method: 'POST', route: '/conversations/search', body },
-        conversationListSchema,
-      );
-      return { items: list.conversations, startingAfter: list.pages.next };
-    },
+    searchConversationsUpdatedSince: (since: number, startingAfter?: string) =>
+      searchConversations(updatedSince(since), startingAfter),
 
     markConversationRead: (id: string): Promise<Conversation> =>
       call(
@@ -307,18 +305,12 @@ export function createIntercomClient(options: IntercomClientOptions) {
         conversationSchema,
       ),
 
-    async searchTicketsByContact(contactId: string, startingAfter?: string): Promise<Page<Ticket>> {
-      const body = searchByContact(contactId, startingAfter);
-      const list = await call('read', { method: 'POST', route: '/tickets/search', body }, ticketListSchema);
-      return { items: list.tickets, startingAfter: list.pages.next };
-    },
+    searchTicketsByContact: (contactId: string, startingAfter?: string) =>
+      searchTickets(byContact(contactId), startingAfter),
 
     /** Tickets updated after `since` (unix seconds), for reconciling the read cache. */
-    async searchTicketsUpdatedSince(since: number, startingAfter?: string): Promise<Page<Ticket>> {
-      const body = searchUpdatedSince(since, startingAfter);
-      const list = await call('read', { method: 'POST', route: '/tickets/search', body }, ticketListSchema);
-      return { items: list.tickets, startingAfter: list.pages.next };
-    },
+    searchTicketsUpdatedSince: (since: number, startingAfter?: string) =>
+      searchTickets(updatedSince(since), startingAfter),
 
     getTicket: (id: string): Promise<Ticket> =>
       call('read', { method: 'GET', route: '/tickets/{id}', params: { id } }, ticketSchema),
