@@ -27,6 +27,8 @@ export const commentsProjection: Projection<CommentTable> = {
   name: 'comments',
   version: 1,
   categories: [COMMENTS_CATEGORY],
+  // No gathering: the posting route waits for this projection, and comments come a few at a time anyway.
+  gatherMs: 0,
   tables: ['channel_comments', 'comment_attachments', 'comment_reports', 'post_comment_counts'],
 
   async createTables(db, tables) {

@@ -48,6 +48,8 @@ export const moderationProjection: Projection<ModerationTable> = {
   name: 'moderation',
   version: 1,
   categories: [COMMENTS_CATEGORY, MODERATION_CATEGORY],
+  // It reads every comment for the moderators' views, which no poll waits for.
+  gatherMs: 100,
   tables: ['comment_bans', 'comment_moderators', 'comment_moderation_events', 'moderated_comments'],
 
   async createTables(db, tables) {

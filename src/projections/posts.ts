@@ -181,6 +181,8 @@ export const postsProjection: Projection<PostTable> = {
   // 2: comment_count left for the comments projection's post_comment_counts.
   version: 2,
   categories: [POSTS_CATEGORY, VIEWS_CATEGORY],
+  // Views are the bulk of all writes and their counts may show late anyway (FEED_COUNTS_LAG_MS).
+  gatherMs: 200,
   tables: ['channel_posts', 'post_buttons', 'post_attachments', 'post_views'],
 
   async createTables(db, tables) {

@@ -16,6 +16,11 @@ export interface Projection<Name extends string = string> {
   readonly version: number;
   readonly categories: readonly string[];
   readonly tables: readonly Name[];
+  /**
+   * How long a live read gathers events into one batch (the store's default, 25 ms, when absent): longer
+   * for high-volume events whose readers can wait, each batch being a transaction (decision 022).
+   */
+  readonly gatherMs?: number;
   /** Creates the tables (and their indexes) in an empty schema. */
   createTables(db: CommonQueryMethods, tables: Tables<Name>): Promise<void>;
   /**

@@ -11,6 +11,8 @@ export const reactionsProjection: Projection<'post_reactions' | 'post_reaction_c
   name: 'reactions',
   version: 1,
   categories: [REACTIONS_CATEGORY],
+  // Frequent small writes; the reacting user's route waits this long at most for its own `mine`.
+  gatherMs: 100,
   tables: ['post_reactions', 'post_reaction_counts'],
 
   async createTables(db, { post_reactions: reactions, post_reaction_counts: counts }) {

@@ -141,6 +141,7 @@ export function startProjectionRunner(options: ProjectionRunnerOptions): Project
       categories: projection.categories,
       batchSize,
       signal,
+      ...(projection.gatherMs === undefined ? {} : { gatherMs: projection.gatherMs }),
     });
     for await (const batch of subscription) {
       const outcome = await applyOrFindCulprit(projection, live.generation, position, batch);

@@ -33,6 +33,11 @@ export interface ReadAllOptions {
 export interface SubscribeOptions extends Omit<ReadAllOptions, 'maxCount'> {
   /** Upper bound of one delivered batch. */
   readonly batchSize?: number;
+  /**
+   * The least time between two live reads, so that events arriving meanwhile come as one batch (an
+   * adapter may ignore it). Longer for a high-volume reader whose readers can wait a little.
+   */
+  readonly gatherMs?: number;
   /** Ends the subscription; the iteration then returns. */
   readonly signal: AbortSignal;
 }

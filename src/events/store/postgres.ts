@@ -172,7 +172,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
           const { signal } = options;
           let readAt = 0;
           while (!signal.aborted) {
-            const early = readAt + GATHER_MS - Date.now();
+            const early = readAt + (options.gatherMs ?? GATHER_MS) - Date.now();
             if (early > 0) {
               await sleep(early, signal);
               if (isAborted(signal)) return;
