@@ -54,6 +54,7 @@ export const envSchema = z
     SUPPORT_REGION: choice(['us', 'eu', 'au'], 'us'),
     SUPPORT_BASE_URL: optionalUrl,
     SUPPORT_CACHE_TTL_MS: int(1_000, 86_400_000, 3_600_000),
+    SUPPORT_CALLS_PER_WINDOW: int(1, 25_000, 1_500),
     PUBLIC_BASE_URL: optionalUrl,
     REQUIRE_OBJECT_STORE: flag,
     S3_BUCKET: optionalString,

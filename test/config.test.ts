@@ -111,6 +111,7 @@ describe('configuration parsing', () => {
       COMMENT_MAX_LENGTH: 2000,
       FILE_URL_TTL_MINUTES: 15,
       MAX_VIDEO_MB: 50,
+      SUPPORT_CALLS_PER_WINDOW: 1500,
     });
     expect(loadConfig(productionEnv).HOST).toBe('0.0.0.0');
   });
@@ -155,6 +156,7 @@ describe('configuration parsing', () => {
     [{ ADMIN_SESSION_TTL_MINUTES: '1' }, 'ADMIN_SESSION_TTL_MINUTES'],
     [{ REQUIRE_OBJECT_STORE: '1' }, 'S3_BUCKET'],
     [{ FILE_URL_TTL_MINUTES: '0' }, 'FILE_URL_TTL_MINUTES'],
+    [{ SUPPORT_CALLS_PER_WINDOW: '0' }, 'SUPPORT_CALLS_PER_WINDOW'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     try {

@@ -4,7 +4,8 @@ import { LRUCache } from 'lru-cache';
 import type { DatabasePool } from '../db/pool.ts';
 import type { ReadChanges } from '../projections/changes.ts';
 import { scopes } from '../projections/scopes.ts';
-import { commentChanges, type CommentRow, commentTarget, latestComments } from './comments.ts';
+import { createCommentTails } from './comment-tails.ts';
+import { type CommentRow, commentTarget, latestComments } from './comments.ts';
 import { isCommentModerator } from './moderation.ts';
 
 export interface CommentPollRequest {
@@ -65,7 +66,8 @@ function cachedPage(rows: readonly CommentRow[], next: number): CachedPage {
  * - whether the reader moderates the channel (and so sees hidden comments): the channel's moderators;
  * - the page itself, the same for every reader of one kind: the thread and the channel's moderators
  *   (authors' badges).
- * The reader's own part (`mine`) is found in the page, not read.
+ * The reader's own part (`mine`) is found in the page, not read. A cursor's changes come from the post's
+ * tail in memory (`comment-tails.ts`), since every reader polls with a cursor of their own.
  */
 export function createCommentsCache(pool: DatabasePool, changes: ReadChanges): CommentsCache {
   const targets = new LRUCache<string, { readonly visible: boolean }, CommentPollRequest>({
@@ -82,6 +84,7 @@ export function createCommentsCache(pool: DatabasePool, changes: ReadChanges): C
       is: await isCommentModerator(pool, channelId, userId),
     }),
   });
+  const tails = createCommentTails(pool, changes);
   const pages = new LRUCache<
     string,
     CachedPage,
@@ -90,12 +93,14 @@ export function createCommentsCache(pool: DatabasePool, changes: ReadChanges): C
     max: 5_000,
     ...keptWhileAsked,
     fetchMethod: async (_k, _s, { context: { request, withHidden } }) => {
-      const { postId, since, limit } = request;
-      const page =
-        since === null
-          ? await latestComments(pool, postId, limit, withHidden)
-          : await changesAfter(pool, postId, since, limit);
-      return cachedPage(page.items, page.head);
+      const { channelId, postId, since, limit } = request;
+      if (since === null) {
+        const page = await latestComments(pool, postId, limit, withHidden);
+        return cachedPage(page.items, page.head);
+      }
+      const items = await tails.changesAfter({ channelId, postId, since }, limit);
+      // The cursor stays where it was when nothing changed.
+      return cachedPage(items, items.at(-1)?.changeSeq ?? since);
     },
   });
 
@@ -129,10 +134,4 @@ export function createCommentsCache(pool: DatabasePool, changes: ReadChanges): C
       };
     },
   };
-}
-
-/** A post's changes after `since`; the cursor stays where it was when there are none. */
-async function changesAfter(pool: DatabasePool, postId: string, since: number, limit: number) {
-  const items = await commentChanges(pool, postId, since, limit);
-  return { items, head: items.at(-1)?.changeSeq ?? since };
 }

@@ -63,6 +63,17 @@ export async function commentChanges(
     ORDER BY c.change_seq LIMIT ${limit}`);
 }
 
+/** A post's latest `count` changes (one row per comment), in change order. */
+export async function latestChanges(
+  db: CommonQueryMethods,
+  postId: string,
+  count: number,
+): Promise<readonly CommentRow[]> {
+  const rows = await db.any(sql.type(row)`
+    ${select} WHERE c.post_id = ${postId} ORDER BY c.change_seq DESC LIMIT ${count}`);
+  return rows.toReversed();
+}
+
 /**
  * The latest page of a post's comments (visible ones; hidden ones too for moderators), oldest first, and
  * the post's change counter as it stood when they were read: the poll's next `since`.

@@ -102,6 +102,7 @@ export async function startSupport(options: SupportOptions): Promise<SupportServ
     logger.warn('SUPPORT_CLIENT_SECRET is not set: every support webhook will be refused');
   }
   const intercom = createIntercomClient({
+    budgetPerWindow: config.SUPPORT_CALLS_PER_WINDOW,
     ...options.client,
     baseUrl: source.baseUrl,
     accessToken: source.accessToken,

@@ -8,6 +8,7 @@ import { adminCall, createTestAdmin, loginToken } from '../support/admin.ts';
 import { useRunningApp } from '../support/app.ts';
 import { commentAs, openReportOf, reportComment, userHeaders } from '../support/comments.ts';
 import { databaseText } from '../support/database-text.ts';
+import { eventually } from '../support/eventually.ts';
 import { type PostStep, postThrough } from '../support/posts.ts';
 import { expectRebuildEqualsLive } from '../support/rebuild.ts';
 import { localTestStorage, type TestStorage } from '../support/storage.ts';
@@ -401,7 +402,11 @@ describe('reports', () => {
     expect(await reportComment(url(), channelId, postId, comment.id, 'r3')).toBe(202);
     expect((await poll(postId, 'bob')).page?.items.map((c) => c.id)).not.toContain(comment.id);
 
-    const history = await adminCall(url(), admin, 'GET', `/admin/moderation/events?commentId=${comment.id}`);
+    // Another actor's reports reach the moderators' history a moment later (its projection gathers).
+    const history = await eventually(
+      () => adminCall(url(), admin, 'GET', `/admin/moderation/events?commentId=${comment.id}`),
+      (res) => (res.body as { items: unknown[] }).items.length === 4,
+    );
     const actions = (history.body as { items: { action: string; detail: Record<string, unknown> }[] }).items;
     expect(actions.map((a) => a.action)).toEqual([
       'comment_auto_hidden',

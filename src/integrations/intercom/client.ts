@@ -36,7 +36,7 @@ export interface IntercomClientOptions {
   readonly redis?: Redis | undefined;
   /** Per attempt. Default 5 s. */
   readonly timeoutMs?: number;
-  /** Calls per budget window across the app. Default 150, under Intercom's ~166 per 10 s. */
+  /** Calls per budget window across the app. Default 1,500, under Intercom's 1,666 per 10 s (10,000 a minute). */
   readonly budgetPerWindow?: number;
   /** Default 10 s, Intercom's window. */
   readonly budgetWindowMs?: number;
@@ -60,7 +60,7 @@ export interface IntercomClientOptions {
 
 export const INTERCOM_CLIENT_DEFAULTS = {
   timeoutMs: 5_000,
-  budgetPerWindow: 150,
+  budgetPerWindow: 1_500,
   budgetWindowMs: 10_000,
   maxWaitMs: 2_000,
   budgetKeyPrefix: 'intercom:budget',

@@ -27,7 +27,8 @@ const reportsQuery = z.object({
 const reasonBody = z.strictObject({ reason: z.string().trim().min(1).max(500) });
 const tags = ['admin: moderation'];
 const security = adminSecurity;
-const COMMENT_PROJECTIONS = ['comments'];
+// The moderation log too: a moderator who acts sees the action in the history at once.
+const COMMENT_PROJECTIONS = ['comments', 'moderation'];
 
 const splitKeyset = (cursor: string | undefined) => {
   if (cursor === undefined) return undefined;
