@@ -25,46 +25,86 @@ export interface PollPaceOptions {
   readonly busyShare?: number;
   /** Samples in a row without overload before the factor steps down. Default 5. */
   readonly calmSamples?: number;
+  /** Samples in a row with more requests waiting for a connection than the pool has. Default 2. */
+  readonly queuedSamples?: number;
 }
 
 /** The factors, one step per overloaded sample up, one step per calm stretch down. */
 const FACTORS = [1, 2, 4, 8] as const;
 
+/** What one sample saw. */
+export interface PaceReading {
+  /** How late the sample's timer fired, in ms. */
+  readonly lateMs: number;
+  /** Event-loop utilisation over the sample, 0 to 1. */
+  readonly busy: number;
+  /** Requests waiting for a database connection at the sample, and how many connections the pool has. */
+  readonly waiting: number;
+  readonly poolSize: number;
+}
+
+export interface PaceState {
+  /** Index into the factors. */
+  readonly step: number;
+  /** Calm samples in a row. */
+  readonly calm: number;
+  /** Samples in a row that found the pool's queue longer than the pool. */
+  readonly queued: number;
+}
+
+export const calmPace: PaceState = { step: 0, calm: 0, queued: 0 };
+
+export interface PaceRules {
+  readonly lagMs: number;
+  readonly busyShare: number;
+  readonly calmSamples: number;
+  readonly queuedSamples: number;
+}
+
 /**
- * The policy: every sample, the process is overloaded when its event loop was busy for `busyShare` of
- * the sample or more (Node's event-loop utilisation), when the sample itself came `lagMs` late (a stall
- * of a second), or when more requests waited for a database connection than the pool has. Each overloaded sample raises the
- * factor one step (up to 8); `calmSamples` calm ones in a row lower it one step. Up fast, down slowly: a
- * fleet that was told to wait comes back gradually, not all at once.
+ * The policy, without a clock: a sample is overloaded when the event loop was busy for `busyShare` of it
+ * or more (Node's event-loop utilisation), when it came `lagMs` late (a stall of a second), or when more
+ * requests waited for a database connection than the pool has, in `queuedSamples` samples in a row (one
+ * sample's queue is a burst: a pause of the process, then every poll of that moment at once). Each
+ * overloaded sample raises the factor one step (up to 8); `calmSamples` calm ones in a row lower it one
+ * step. Up fast, down slowly: a fleet that was told to wait comes back gradually, not all at once.
  */
+export function nextPace(state: PaceState, reading: PaceReading, rules: PaceRules): PaceState {
+  const queued = reading.waiting > reading.poolSize ? state.queued + 1 : 0;
+  const overloaded =
+    reading.lateMs > rules.lagMs || reading.busy >= rules.busyShare || queued >= rules.queuedSamples;
+  if (overloaded) return { step: Math.min(state.step + 1, FACTORS.length - 1), calm: 0, queued };
+  if (state.step > 0 && state.calm + 1 >= rules.calmSamples) return { step: state.step - 1, calm: 0, queued };
+  return { step: state.step, calm: state.step > 0 ? state.calm + 1 : 0, queued };
+}
+
+/** Samples the process every `sampleMs` and applies `nextPace`. */
 export function startPollPace(options: PollPaceOptions): PollPace {
   const sampleMs = options.sampleMs ?? 1_000;
-  const lagMs = options.lagMs ?? 1_000;
-  const calmSamples = options.calmSamples ?? 5;
-  const busyShare = options.busyShare ?? 0.9;
-  let step = 0;
-  let calm = 0;
+  const rules: PaceRules = {
+    lagMs: options.lagMs ?? 1_000,
+    busyShare: options.busyShare ?? 0.9,
+    calmSamples: options.calmSamples ?? 5,
+    queuedSamples: options.queuedSamples ?? 2,
+  };
+  let state = calmPace;
   let expected = Date.now() + sampleMs;
   let usage = performance.eventLoopUtilization();
   const timer = setInterval(() => {
     const now = Date.now();
-    const late = now - expected;
+    const lateMs = now - expected;
     expected = now + sampleMs;
     const busy = performance.eventLoopUtilization(usage).utilization;
     usage = performance.eventLoopUtilization();
-    const { waitingClients } = options.pool.state();
-    const overloaded =
-      late > lagMs || busy >= busyShare || waitingClients > (options.pool.configuration.maxPoolSize ?? 10);
-    if (overloaded) {
-      step = Math.min(step + 1, FACTORS.length - 1);
-      calm = 0;
-    } else if (step > 0 && ++calm >= calmSamples) {
-      step -= 1;
-      calm = 0;
-    }
+    const waiting = options.pool.state().waitingClients;
+    state = nextPace(
+      state,
+      { lateMs, busy, waiting, poolSize: options.pool.configuration.maxPoolSize ?? 10 },
+      rules,
+    );
   }, sampleMs);
   timer.unref();
-  const factor = () => FACTORS[step] ?? 1;
+  const factor = () => FACTORS[state.step] ?? 1;
   return {
     interval: (baseMs) => baseMs * factor(),
     factor,

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'slonik';
 import { describe, expect, it } from 'vitest';
 import { createDatabasePool } from '../../src/db/pool.ts';
-import { startPollPace } from '../../src/http/poll-pace.ts';
+import { calmPace, nextPace, type PaceReading, startPollPace } from '../../src/http/poll-pace.ts';
 import { bearer, TEST_SECRETS, useRunningApp } from '../support/app.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
@@ -19,6 +19,41 @@ async function overload(ms: number): Promise<void> {
     await sleep(1);
   }
 }
+
+describe('the pace policy', () => {
+  const rules = { lagMs: 1_000, busyShare: 0.9, calmSamples: 3, queuedSamples: 2 };
+  const quiet: PaceReading = { lateMs: 2, busy: 0.3, waiting: 0, poolSize: 10 };
+  const run = (readings: readonly PaceReading[]) =>
+    readings.reduce((state, reading) => nextPace(state, reading, rules), calmPace).step;
+
+  it('stays calm through one sample of a queue longer than the pool (a burst), and steps up at two in a row', () => {
+    const queued = { ...quiet, waiting: 11 };
+    expect(run([queued])).toBe(0);
+    expect(run([queued, quiet, queued])).toBe(0);
+    expect(run([queued, queued])).toBe(1);
+    expect(run([queued, queued, queued])).toBe(2);
+    expect(
+      run([
+        { ...quiet, waiting: 10 },
+        { ...quiet, waiting: 10 },
+      ]),
+    ).toBe(0);
+  });
+
+  it('steps up at once on a busy loop or a stall, up to the last factor', () => {
+    expect(run([{ ...quiet, busy: 0.95 }])).toBe(1);
+    expect(run([{ ...quiet, lateMs: 1_500 }])).toBe(1);
+    expect(run(Array.from({ length: 6 }, () => ({ ...quiet, busy: 1 })))).toBe(3);
+  });
+
+  it('steps down one step per calm stretch', () => {
+    const busy = { ...quiet, busy: 1 };
+    expect(run([busy, busy, quiet, quiet])).toBe(2);
+    expect(run([busy, busy, quiet, quiet, quiet])).toBe(1);
+    expect(run([busy, busy, quiet, quiet, busy, quiet, quiet, quiet])).toBe(2);
+    expect(run([busy, busy, ...Array.from({ length: 6 }, () => quiet)])).toBe(0);
+  });
+});
 
 describe('the poll pace', () => {
   const db = useTestDatabase();
