@@ -1,3 +1,6 @@
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { sandboxOf } from './chat-seed.ts';
 import { positiveInt } from './env.ts';
@@ -28,17 +31,35 @@ async function main(): Promise<void> {
   // Operator replies go to the sandbox's own operator route, as devtools' do.
   const operator = { url: sandbox.url, token: sandbox.accessToken };
   let watch: ServiceWatch | null = null;
+  // BENCH_FLEET_CPU_PROFILE=<dir>: a CPU profile of each measured window (not idle), for Chrome's DevTools.
+  const profileDir = process.env.BENCH_FLEET_CPU_PROFILE;
+  let profiler: Session | null = null;
+  let windows = 0;
 
   const handlers = {
     seed: (users: unknown) => seedFleet(service, z.number().int().positive().parse(users), halt.signal),
-    open: (quiet: unknown) => {
+    open: async (quiet: unknown) => {
       watch?.stop();
-      watch = watchService(sandbox, z.boolean().parse(quiet));
+      const isQuiet = z.boolean().parse(quiet);
+      if (profileDir && !isQuiet) {
+        profiler = new Session();
+        profiler.connect();
+        await profiler.post('Profiler.enable');
+        await profiler.post('Profiler.start');
+      }
+      watch = watchService(sandbox, isQuiet);
     },
-    close: (): ServiceWindow => {
+    close: async (): Promise<ServiceWindow> => {
       if (!watch) throw new Error('close without open');
       const reading = watch.close();
       watch = null;
+      if (profiler && profileDir) {
+        const { profile } = await profiler.post('Profiler.stop');
+        profiler.disconnect();
+        profiler = null;
+        windows += 1;
+        await writeFile(join(profileDir, `service-window-${windows}.cpuprofile`), JSON.stringify(profile));
+      }
       return reading;
     },
   };

@@ -1,7 +1,14 @@
 import { LRUCache } from 'lru-cache';
 import type { DatabasePool } from '../db/pool.ts';
 import { type ChangeStamps, supportScopes } from './stamps.ts';
-import { contactOfUser, forgetUserContact, saveUserContact, withUserContactLock } from './user-contacts.ts';
+import { batched } from '../lib/batched.ts';
+import {
+  contactOfUser,
+  contactsOfUsers,
+  forgetUserContact,
+  saveUserContact,
+  withUserContactLock,
+} from './user-contacts.ts';
 import { type IntercomClient, parseExistingContactId } from '../integrations/intercom/client.ts';
 import { isProviderError } from '../integrations/intercom/errors.ts';
 
@@ -37,6 +44,8 @@ export function contactMapping(
   stamps: ChangeStamps,
 ): ContactMapping {
   const pending = new Map<string, Promise<string>>();
+  // Many users' first polls at once (a fleet arriving, a replica restarting) share one query.
+  const stored = batched((userIds: readonly string[]) => contactsOfUsers(pool, userIds));
   // A mapping, or the lack of one, as read under its scope's token: a poll then needs no query to know
   // whose it is, and a mapping made or dropped on any replica moves the token (decision 022).
   const remembered = new LRUCache<string, { readonly contactId: string | null; readonly token: string }>({
@@ -53,7 +62,7 @@ export function contactMapping(
   };
 
   const resolve = async (userId: string): Promise<string> => {
-    const known = await contactOfUser(pool, userId);
+    const known = await stored(userId);
     if (known !== null) return known;
     return withUserContactLock(pool, userId, async (tx) => {
       const meanwhile = await contactOfUser(tx, userId);
@@ -89,9 +98,9 @@ export function contactMapping(
       if (known !== undefined) return known.contactId;
       // The token before the read: a change while it runs leaves the entry under the old token, unused.
       const token = tokenOf(userId);
-      const stored = await contactOfUser(pool, userId);
-      remembered.set(userId, { contactId: stored, token });
-      return stored;
+      const contactId = await stored(userId);
+      remembered.set(userId, { contactId, token });
+      return contactId;
     },
     forget(userId) {
       changed(userId);

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { batched, groupedBy } from '../lib/batched.ts';
 import { keptWhileAsked } from '../lib/kept-while-asked.ts';
 import { type CommonQueryMethods, sql } from 'slonik';
 import { z } from 'zod';
@@ -7,21 +8,31 @@ import type { ReadMarker } from './conversation-views.ts';
 import { type ChangeStamps, supportScopes } from './stamps.ts';
 
 const markerRow = z.object({
+  user_id: z.string(),
   conversation_id: z.string(),
   last_read_message_id: z.string().nullable(),
   last_read_at: z.coerce.date(),
 });
 
-/** The user's read markers, by conversation. */
-export async function readMarkers(db: CommonQueryMethods, userId: string): Promise<Map<string, ReadMarker>> {
+/** Each user's read markers, by conversation, in the order asked. */
+export async function readMarkersOfUsers(
+  db: CommonQueryMethods,
+  userIds: readonly string[],
+): Promise<readonly Map<string, ReadMarker>[]> {
   const rows = await db.any(sql.type(markerRow)`
-    SELECT conversation_id, last_read_message_id, last_read_at FROM conversation_reads
-    WHERE user_id = ${userId}`);
-  return new Map(
-    rows.map((r) => [
-      r.conversation_id,
-      { lastReadMessageId: r.last_read_message_id, lastReadAt: r.last_read_at },
-    ]),
+    SELECT user_id, conversation_id, last_read_message_id, last_read_at FROM conversation_reads
+    WHERE user_id = ANY (${sql.array([...userIds], 'text')})`);
+  return groupedBy(
+    userIds,
+    rows,
+    (r) => r.user_id,
+    (own) =>
+      new Map(
+        own.map((r) => [
+          r.conversation_id,
+          { lastReadMessageId: r.last_read_message_id, lastReadAt: r.last_read_at },
+        ]),
+      ),
   );
 }
 
@@ -41,11 +52,22 @@ export async function markConversationRead(
       WHERE conversation_reads.last_read_at <= EXCLUDED.last_read_at`);
 }
 
-/** When the user last saw each ticket, by its `updated_at` then. */
-export async function ticketsSeen(db: CommonQueryMethods, userId: string): Promise<Map<string, Date>> {
-  const rows = await db.any(sql.type(z.object({ ticket_id: z.string(), seen_updated_at: z.coerce.date() }))`
-    SELECT ticket_id, seen_updated_at FROM ticket_reads WHERE user_id = ${userId}`);
-  return new Map(rows.map((r) => [r.ticket_id, r.seen_updated_at]));
+const seenRow = z.object({ user_id: z.string(), ticket_id: z.string(), seen_updated_at: z.coerce.date() });
+
+/** When each user last saw each of their tickets (by its `updated_at` then), in the order asked. */
+export async function ticketsSeenOfUsers(
+  db: CommonQueryMethods,
+  userIds: readonly string[],
+): Promise<readonly Map<string, Date>[]> {
+  const rows = await db.any(sql.type(seenRow)`
+    SELECT user_id, ticket_id, seen_updated_at FROM ticket_reads
+    WHERE user_id = ANY (${sql.array([...userIds], 'text')})`);
+  return groupedBy(
+    userIds,
+    rows,
+    (r) => r.user_id,
+    (own) => new Map(own.map((r) => [r.ticket_id, r.seen_updated_at])),
+  );
 }
 
 export async function markTicketSeen(
@@ -90,15 +112,18 @@ const REMEMBERED_USERS = 100_000;
  */
 export function supportReads(pool: DatabasePool, stamps: ChangeStamps): SupportReads {
   const scope = supportScopes.reads;
+  // Many users' first polls at once share one query (lib/batched.ts).
+  const markersOf = batched((userIds: readonly string[]) => readMarkersOfUsers(pool, userIds));
+  const seenOf = batched((userIds: readonly string[]) => ticketsSeenOfUsers(pool, userIds));
   const markers = new LRUCache<string, Map<string, ReadMarker>, string>({
     max: REMEMBERED_USERS,
     ...keptWhileAsked,
-    fetchMethod: (_key, _stale, { context: userId }) => readMarkers(pool, userId),
+    fetchMethod: (_key, _stale, { context: userId }) => markersOf(userId),
   });
   const seen = new LRUCache<string, Map<string, Date>, string>({
     max: REMEMBERED_USERS,
     ...keptWhileAsked,
-    fetchMethod: (_key, _stale, { context: userId }) => ticketsSeen(pool, userId),
+    fetchMethod: (_key, _stale, { context: userId }) => seenOf(userId),
   });
   const cached = async <T extends object>(cache: LRUCache<string, T, string>, userId: string) => {
     const key = `${stamps.of(scope(userId))}\n${userId}`;

@@ -1,11 +1,27 @@
 import { type CommonQueryMethods, sql } from 'slonik';
 import { z } from 'zod';
 import type { DatabasePool } from '../db/pool.ts';
+import { groupedBy } from '../lib/batched.ts';
 
 /** The Intercom contact of a user, once it is known. */
 export async function contactOfUser(db: CommonQueryMethods, userId: string): Promise<string | null> {
   return db.maybeOneFirst(sql.type(z.object({ contact_id: z.string() }))`
     SELECT contact_id FROM user_contacts WHERE user_id = ${userId}`);
+}
+
+/** The contacts of many users at once (null for a user without one), in the order asked. */
+export async function contactsOfUsers(
+  db: CommonQueryMethods,
+  userIds: readonly string[],
+): Promise<readonly (string | null)[]> {
+  const rows = await db.any(sql.type(z.object({ user_id: z.string(), contact_id: z.string() }))`
+    SELECT user_id, contact_id FROM user_contacts WHERE user_id = ANY (${sql.array([...userIds], 'text')})`);
+  return groupedBy(
+    userIds,
+    rows,
+    (r) => r.user_id,
+    (found) => found[0]?.contact_id ?? null,
+  );
 }
 
 export async function saveUserContact(

@@ -1,4 +1,5 @@
 import { digest } from '../lib/digest.ts';
+import { batched } from '../lib/batched.ts';
 import { keptWhileAsked } from '../lib/kept-while-asked.ts';
 import { LRUCache } from 'lru-cache';
 import type { DatabasePool } from '../db/pool.ts';
@@ -6,7 +7,7 @@ import type { ReadChanges } from '../projections/changes.ts';
 import { scopes } from '../projections/scopes.ts';
 import { createCommentTails } from './comment-tails.ts';
 import { type CommentRow, commentTarget, latestComments } from './comments.ts';
-import { isCommentModerator } from './moderation.ts';
+import { areCommentModerators } from './moderation.ts';
 
 export interface CommentPollRequest {
   readonly channelId: string;
@@ -77,11 +78,16 @@ export function createCommentsCache(pool: DatabasePool, changes: ReadChanges): C
       visible: (await commentTarget(pool, channelId, postId)) !== null,
     }),
   });
+  // Many readers' first polls at once share one query (lib/batched.ts).
+  const isModerator = batched(
+    (questions: readonly { readonly channelId: string; readonly userId: string }[]) =>
+      areCommentModerators(pool, questions),
+  );
   const moderators = new LRUCache<string, { readonly is: boolean }, CommentPollRequest>({
     max: 50_000,
     ...keptWhileAsked,
     fetchMethod: async (_k, _s, { context: { channelId, userId } }) => ({
-      is: await isCommentModerator(pool, channelId, userId),
+      is: await isModerator({ channelId, userId }),
     }),
   });
   const tails = createCommentTails(pool, changes);

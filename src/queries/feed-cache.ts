@@ -1,4 +1,5 @@
 import { digest } from '../lib/digest.ts';
+import { batched } from '../lib/batched.ts';
 import { keptWhileAsked } from '../lib/kept-while-asked.ts';
 import { LRUCache } from 'lru-cache';
 import type { DatabasePool } from '../db/pool.ts';
@@ -9,7 +10,7 @@ import {
   type FeedPost,
   publishedPost,
   publishedPosts,
-  reactionsOf,
+  reactionsOfUsers,
   type SharedPage,
   type SharedPost,
 } from './feed.ts';
@@ -107,16 +108,17 @@ export function createFeedCache(
       };
     },
   });
+  // Many users' first polls at once share one query (lib/batched.ts).
+  const own = batched(
+    (questions: readonly { readonly userId: string; readonly postIds: readonly string[] }[]) =>
+      reactionsOfUsers(pool, questions),
+  );
   const mine = new LRUCache<string, CachedMine, { readonly userId: string; readonly page: CachedPage }>({
     max: 50_000,
     ...keptWhileAsked,
     fetchMethod: async (_key, _stale, { context: { userId, page } }) => {
-      const own = await reactionsOf(
-        pool,
-        userId,
-        page.items.map((p) => p.id),
-      );
-      return { mine: own, hash: digest(JSON.stringify(page.items.map((p) => own.get(p.id) ?? []))) };
+      const found = await own({ userId, postIds: page.items.map((p) => p.id) });
+      return { mine: found, hash: digest(JSON.stringify(page.items.map((p) => found.get(p.id) ?? []))) };
     },
   });
 
@@ -135,7 +137,7 @@ export function createFeedCache(
     max: 50_000,
     ...keptWhileAsked,
     fetchMethod: async (_key, _stale, { context: { userId, postId } }) =>
-      (await reactionsOf(pool, userId, [postId])).get(postId) ?? [],
+      (await own({ userId, postIds: [postId] })).get(postId) ?? [],
   });
   /** The version of what every reader of a channel's posts sees: posts, settings, and (late) counters. */
   const channelVersion = (channelId: string) =>

@@ -97,6 +97,31 @@ export async function reactionsOf(
   return new Map(rows.map((r) => [r.post_id, r.emojis]));
 }
 
+const ownRow = z.object({ user_id: z.string(), post_id: z.string(), emojis: z.array(z.string()) });
+
+/** `reactionsOf` for many (user, posts) questions in one query, answered in the order asked. */
+export async function reactionsOfUsers(
+  db: CommonQueryMethods,
+  questions: readonly { readonly userId: string; readonly postIds: readonly string[] }[],
+): Promise<readonly ReadonlyMap<string, readonly string[]>[]> {
+  const users = [...new Set(questions.map((q) => q.userId))];
+  const posts = [...new Set(questions.flatMap((q) => q.postIds))];
+  if (posts.length === 0) return questions.map(() => new Map());
+  const rows = await db.any(sql.type(ownRow)`
+    SELECT user_id, post_id, json_agg(emoji ORDER BY emoji) AS emojis FROM post_reactions
+    WHERE user_id = ANY (${sql.array(users, 'text')}) AND post_id = ANY (${sql.array(posts, 'uuid')})
+    GROUP BY user_id, post_id`);
+  const found = new Map(rows.map((r) => [`${r.user_id}\n${r.post_id}`, r.emojis]));
+  return questions.map(({ userId, postIds }) => {
+    const own = new Map<string, readonly string[]>();
+    for (const postId of postIds) {
+      const emojis = found.get(`${userId}\n${postId}`);
+      if (emojis) own.set(postId, emojis);
+    }
+    return own;
+  });
+}
+
 /** One post as every client sees it (without their own reactions); null unless published in that channel. */
 export function publishedPost(
   db: CommonQueryMethods,

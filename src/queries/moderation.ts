@@ -11,6 +11,25 @@ export async function isCommentModerator(
     SELECT 1 FROM comment_moderators WHERE channel_id = ${channelId} AND user_id = ${userId}`);
 }
 
+/** `isCommentModerator` for many (channel, user) questions in one query, answered in the order asked. */
+export async function areCommentModerators(
+  db: CommonQueryMethods,
+  questions: readonly { readonly channelId: string; readonly userId: string }[],
+): Promise<readonly boolean[]> {
+  const rows = await db.any(sql.type(z.object({ channel_id: z.string(), user_id: z.string() }))`
+    SELECT channel_id, user_id FROM comment_moderators
+    WHERE (channel_id, user_id) IN (
+      SELECT * FROM unnest(${sql.array(
+        questions.map((q) => q.channelId),
+        'uuid',
+      )}, ${sql.array(
+        questions.map((q) => q.userId),
+        'text',
+      )}))`);
+  const found = new Set(rows.map((r) => `${r.channel_id}\n${r.user_id}`));
+  return questions.map((q) => found.has(`${q.channelId}\n${q.userId}`));
+}
+
 const banRow = z
   .object({
     user_id: z.string(),

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { batched, groupedBy } from '../lib/batched.ts';
 import { keptWhileAsked } from '../lib/kept-while-asked.ts';
 import { sql } from 'slonik';
 import { z } from 'zod';
@@ -27,7 +28,12 @@ const publishedRow = z.object({
   at: z.coerce.number().nullable(),
   id: z.string().nullable(),
 });
-const markerRow = z.object({ channel_id: z.string(), at: z.coerce.number(), id: z.string() });
+const markerRow = z.object({
+  user_id: z.string(),
+  channel_id: z.string(),
+  at: z.coerce.number(),
+  id: z.string(),
+});
 
 /** Users whose read markers this process keeps in memory. */
 const REMEMBERED_USERS = 200_000;
@@ -78,16 +84,23 @@ export function createChannelsUnread(pool: DatabasePool, changes: ReadChanges): 
       return channels;
     },
   });
+  // Many users' first polls at once share one query (lib/batched.ts).
+  const markersOf = batched(async (userIds: readonly string[]) => {
+    const rows = await pool.any(sql.type(markerRow)`
+      SELECT user_id, channel_id, (extract(epoch FROM last_read_published_at) * 1000000)::bigint AS at,
+        last_read_post_id AS id
+      FROM channel_reads WHERE user_id = ANY (${sql.array([...userIds], 'text')})`);
+    return groupedBy(
+      userIds,
+      rows,
+      (r) => r.user_id,
+      (own): ReadonlyMap<string, Marker> => new Map(own.map((r) => [r.channel_id, { at: r.at, id: r.id }])),
+    );
+  });
   const markers = new LRUCache<string, ReadonlyMap<string, Marker>, string>({
     max: REMEMBERED_USERS,
     ...keptWhileAsked,
-    fetchMethod: async (_key, _stale, { context: userId }) => {
-      const rows = await pool.any(sql.type(markerRow)`
-        SELECT channel_id, (extract(epoch FROM last_read_published_at) * 1000000)::bigint AS at,
-          last_read_post_id AS id
-        FROM channel_reads WHERE user_id = ${userId}`);
-      return new Map(rows.map((r) => [r.channel_id, { at: r.at, id: r.id }]));
-    },
+    fetchMethod: (_key, _stale, { context: userId }) => markersOf(userId),
   });
   return {
     async of(userId) {

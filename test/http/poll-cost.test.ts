@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unreadOf } from '../../src/chat/unread.ts';
+import { createCommentsCache } from '../../src/queries/comments-cache.ts';
+import { createFeedCache } from '../../src/queries/feed-cache.ts';
 import { z } from 'zod';
 import { adminCall, createTestAdmin, loginToken } from '../support/admin.ts';
 import { bearer, type CountedApp, type RunningApp, startCountedApp, TEST_SECRETS } from '../support/app.ts';
@@ -114,5 +117,67 @@ describe('what a poll costs the database', () => {
     // whose answer did not change stays free either way.
     const feed = await get('alice', feedPath, feedTag ?? '');
     expect([200, 304]).toContain(feed.status);
+  });
+});
+
+describe('the first polls of many users at once', () => {
+  it('share their reads, and each user still gets their own answer', async () => {
+    const users = Array.from({ length: 24 }, (_, i) => `crowd-${i}`);
+    const reacted = users.filter((_, i) => i % 3 === 0);
+    const readAll = users.filter((_, i) => i % 4 === 0);
+    for (const user of reacted) {
+      const res = await fetch(
+        `${running.url}/api/channel/${channelId}/posts/${postId}/reactions/${encodeURIComponent('👍')}`,
+        { method: 'PUT', headers: as(user) },
+      );
+      expect(res.status).toBe(200);
+    }
+    for (const user of readAll) {
+      const res = await fetch(`${running.url}/api/channel/${channelId}/read`, {
+        method: 'POST',
+        headers: { ...as(user), 'content-type': 'application/json' },
+        body: JSON.stringify({ lastReadPostId: postId }),
+      });
+      expect(res.status).toBe(204);
+    }
+    // The reads behind the polls, asked for every user at once, as a crowd's polls arrive at a busy
+    // service (requests sent from this test reach the app a loop turn apart, so they are asked directly).
+    const { chat, pool, changes } = running.app.services;
+    const feed = createFeedCache(pool, changes, { countsLagMs: 0 });
+    const threads = createCommentsCache(pool, changes);
+    const feedItems = z.array(z.object({ reactions: z.object({ mine: z.array(z.string()) }) }));
+    const from = counter.statements.length;
+    const answers = await Promise.all(
+      users.map(async (user) => {
+        const [unread, page, thread] = await Promise.all([
+          unreadOf(chat, user),
+          feed.page({ channelId, userId: user, limit: 20, before: null }),
+          threads.poll({ channelId, postId, userId: user, since: null, limit: 20 }),
+        ]);
+        expect(thread?.viewerIsModerator).toBe(false);
+        return {
+          user,
+          channels: unread.unread.channels,
+          mine: feedItems.parse(JSON.parse(page.itemsJson().toString('utf8')))[0]?.reactions.mine,
+        };
+      }),
+    );
+    for (const { user, channels, mine } of answers) {
+      expect(mine, user).toEqual(reacted.includes(user) ? ['👍'] : []);
+      expect(channels[channelId], user).toBe(readAll.includes(user) ? 0 : 1);
+    }
+    // One query per user and kind without batching.
+    const statements = pollStatements(from);
+    for (const table of [
+      'user_contacts',
+      'channel_reads',
+      'ticket_reads',
+      'post_reactions',
+      'comment_moderators',
+    ]) {
+      const reads = statements.filter((s) => s.includes(`FROM ${table}`)).length;
+      expect(reads, table).toBeGreaterThan(0);
+      expect(reads, table).toBeLessThanOrEqual(2);
+    }
   });
 });
