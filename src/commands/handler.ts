@@ -96,6 +96,8 @@ export interface AppendOptions<Event extends DomainEvent> {
   /** `any` for events no rule decides on; `no_stream` for the first events of a stream minted for them. */
   readonly expected: Extract<ExpectedRevision, 'any' | 'no_stream'>;
   readonly occurredAt: string;
+  /** See `AppendTiming`: for high-volume events whose caller can wait a little. */
+  readonly lingerMs?: number;
 }
 
 /**
@@ -109,8 +111,9 @@ export function appendEvents<Event extends DomainEvent>(
   events: readonly Event[],
   options: AppendOptions<Event>,
 ): Promise<AppendResult> {
-  const { context, codec, expected, occurredAt } = options;
-  return store.append(stream, toAppend(stream, events, context, occurredAt, codec), expected);
+  const { context, codec, expected, occurredAt, lingerMs } = options;
+  const timing = lingerMs === undefined ? undefined : { lingerMs };
+  return store.append(stream, toAppend(stream, events, context, occurredAt, codec), expected, timing);
 }
 
 /**

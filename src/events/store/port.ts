@@ -46,13 +46,26 @@ export interface SubscribeOptions extends Omit<ReadAllOptions, 'maxCount'> {
  * The event store port (ARCHITECTURE.md, "Event store"). Adapters: `postgres.ts` (embedded default and
  * tests) and `kurrentdb.ts` (production). Events come back upcast to their current schema version.
  */
+export interface AppendTiming {
+  /**
+   * How long this append may wait for others to commit with it (an adapter may ignore it): for a
+   * high-volume write whose caller can wait a little, so that many go in one transaction.
+   */
+  readonly lingerMs?: number;
+}
+
 export interface EventStore {
   readonly kind: 'postgres' | 'kurrentdb';
   /**
    * Appends atomically. Throws `WrongExpectedRevisionError` when the stream is not at `expected`.
    * Appending event ids that are all stored already is a no-op returning the original result.
    */
-  append(stream: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
+  append(
+    stream: string,
+    events: readonly EventToAppend[],
+    expected: ExpectedRevision,
+    options?: AppendTiming,
+  ): Promise<AppendResult>;
   /** An absent stream reads as empty. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** The global log in the store's order, only what no later commit can precede. */

@@ -9,6 +9,8 @@ export type Append = (
   stream: string,
   events: readonly EventToAppend[],
   expected: ExpectedRevision,
+  /** How long it may wait for company (0: only what comes in the same turn of the event loop). */
+  lingerMs: number,
 ) => Promise<AppendResult>;
 
 interface PendingAppend {
@@ -154,5 +156,20 @@ export function createAppend(pool: pg.Pool, written: (stream: string) => void): 
       else held.push(dispatch);
     },
   });
-  return (stream, events, expected) => loader.load({ stream, events, expected });
+  // Appends that may linger gather for that long (per length asked), then go as one group.
+  const lingering = new Map<number, DataLoader<PendingAppend, AppendResult>>();
+  const lingerFor = (ms: number) => {
+    let found = lingering.get(ms);
+    if (!found) {
+      found = new DataLoader<PendingAppend, AppendResult>(sendGroup, {
+        cache: false,
+        maxBatchSize: MAX_GROUP,
+        batchScheduleFn: (dispatch) => setTimeout(dispatch, ms),
+      });
+      lingering.set(ms, found);
+    }
+    return found;
+  };
+  return (stream, events, expected, lingerMs) =>
+    (lingerMs > 0 ? lingerFor(lingerMs) : loader).load({ stream, events, expected });
 }

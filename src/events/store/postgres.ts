@@ -144,9 +144,9 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   return {
     kind: 'postgres',
 
-    async append(stream, events, expected) {
+    async append(stream, events, expected, timing) {
       if (events.length === 0) throw new Error('append needs at least one event');
-      return append(stream, events, expected);
+      return append(stream, events, expected, timing?.lingerMs ?? 0);
     },
 
     async readStream(stream, { direction = 'forwards', fromRevision, maxCount }: ReadStreamOptions = {}) {

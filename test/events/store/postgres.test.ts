@@ -3,7 +3,11 @@ import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { createPostgresEventStore, notifiedCategories } from '../../../src/events/store/postgres.ts';
-import { type EventStore, WrongExpectedRevisionError } from '../../../src/events/store/port.ts';
+import {
+  type AppendResult,
+  type EventStore,
+  WrongExpectedRevisionError,
+} from '../../../src/events/store/port.ts';
 import { createUpcast } from '../../../src/events/upcasting.ts';
 import { createLogger } from '../../../src/http/logger.ts';
 import { createTestDatabase, useTestDatabase } from '../../support/database.ts';
@@ -217,6 +221,27 @@ describe('postgres event store: appends made together go as one group', () => {
       await Promise.all(stores.map((store) => store.close()));
     }
   };
+
+  it('lets appends that may linger gather for that long, in one transaction', async () => {
+    await withStores(1, async (store) => {
+      const c = freshCategory();
+      const started: Promise<AppendResult>[] = [];
+      for (let n = 0; n < 4; n += 1) {
+        // Each in a turn of the event loop of its own: without lingering, a transaction each.
+        started.push(store.append(`${c}-${n}`, [testEvent('viewed')], 'any', { lingerMs: 200 }));
+        await sleep(10);
+      }
+      const lingered = await Promise.all(started);
+      expect(new Set(lingered.map((r) => r.position.commit)).size).toBe(1);
+      const alone: AppendResult[] = [];
+      for (let n = 0; n < 2; n += 1) {
+        const pending = store.append(`${c}-alone-${n}`, [testEvent('viewed')], 'any');
+        await sleep(10);
+        alone.push(await pending);
+      }
+      expect(new Set(alone.map((r) => r.position.commit)).size).toBe(2);
+    });
+  });
 
   it('commits them in one transaction, each with its own expected revision and outcome', async () => {
     await withStores(1, async (store) => {
