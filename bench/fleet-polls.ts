@@ -50,6 +50,9 @@ interface Slot {
   counted: boolean;
 }
 
+/** API.md's default page of a thread poll (the generator asks for no other `limit`). */
+const THREAD_PAGE = 20;
+
 const commentPage = z.object({
   items: z.array(z.object({ id: z.string(), mine: z.boolean().optional() })),
   nextCursor: z.string(),
@@ -118,6 +121,9 @@ export function startPolls(ctx: FleetContext, users: number, rampMs: number) {
         for (const item of page.data.items) {
           if (item.mine === false && !ctx.seenByOther.has(item.id)) ctx.seenByOther.set(item.id, at);
         }
+        // A full page may have more behind it: a client drains the backlog at once, as API.md's
+        // cursors intend, instead of falling a page further behind every interval on a busy thread.
+        if (page.data.items.length >= THREAD_PAGE && ctx.active()) schedule(slot, at);
       }
     }
   };
