@@ -31,8 +31,6 @@ export interface ReadCache<T> {
   invalidate(key: string): void;
   /** Forgets every copy (a contact wiped in development). */
   delete(key: string): void;
-  /** The copy a read would answer with now without asking the provider; undefined when it would ask. */
-  current(key: string): T | undefined;
 }
 
 /**
@@ -93,10 +91,6 @@ export function createReadCache<T extends object>(options: ReadCacheOptions<T>):
     },
     delete(key) {
       entries.delete(key);
-    },
-    current(key) {
-      const entry = entries.peek(key);
-      return entry === undefined || outdated(key, entry) ? undefined : entry.value;
     },
   };
 }

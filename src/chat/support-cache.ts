@@ -36,14 +36,6 @@ export interface SupportCache extends SupportCacheInvalidator {
   conversations(contactId: string): Promise<CachedRead<ContactList<ConversationListItem>>>;
   ticket(id: string): Promise<CachedRead<Owned<TicketView>>>;
   tickets(contactId: string): Promise<CachedRead<ContactList<Ticket>>>;
-  /**
-   * Whether this replica's copy of a record already shows its change at `updatedAt` (unix seconds, as
-   * Intercom's search gives it): then a webhook brought the change, and nothing needs reading again.
-   */
-  shows(
-    record: { readonly conversationId: string } | { readonly ticketId: string },
-    updatedAt: number,
-  ): boolean;
   close(): Promise<void>;
 }
 
@@ -155,13 +147,6 @@ export async function createSupportCache(options: SupportCacheOptions): Promise<
     conversations: (contactId) => conversations.read(contactId),
     ticket: (id) => ticket.read(id),
     tickets: (contactId) => tickets.read(contactId),
-    shows(record, updatedAt) {
-      const copy =
-        'conversationId' in record
-          ? conversation.current(record.conversationId)
-          : ticket.current(record.ticketId);
-      return copy?.found === true && Date.parse(copy.view.updatedAt) >= updatedAt * 1000;
-    },
     invalidate(change) {
       const keys = change.contactIds.flatMap((id) => [`conversations:${id}`, `tickets:${id}`]);
       if (change.conversationId !== undefined) keys.push(`conversation:${change.conversationId}`);

@@ -9,7 +9,7 @@ type SearchCalls = Pick<IntercomClient, 'searchConversationsUpdatedSince' | 'sea
 
 export interface SupportReconcilerOptions {
   readonly intercom: SearchCalls;
-  readonly cache: Pick<SupportCache, 'invalidate' | 'shows'>;
+  readonly cache: Pick<SupportCache, 'invalidate'>;
   /** For the leader lock: one replica asks Intercom, and the invalidations reach every replica. */
   readonly connectionString: string;
   readonly logger: Logger;
@@ -31,13 +31,14 @@ const MAX_PAGES = 20;
 const seenKey = (kind: string, id: string, updatedAt: number) => `${kind}:${id}:${updatedAt}`;
 
 /**
- * The safety net for webhooks that never came (decision 022). A record whose copy here already shows the
- * change (a webhook brought it) is left alone: reading it again would double the calls of every change. The read cache trusts an entry until a
+ * The safety net for webhooks that never came (decision 022). The read cache trusts an entry until a
  * webhook or the user's own write invalidates it, or its long TTL ends; so that a lost webhook does not
  * leave a conversation stale for that long, one replica asks Intercom every minute which conversations
  * and tickets changed since a little before its last look (two searches, whatever the number of users)
  * and invalidates each one it has not seen at that `updated_at` yet. Its cost is a few calls a minute,
- * not one per polling user.
+ * not one per polling user. Every change found is invalidated once, even one whose webhook came: this
+ * replica's copy of a conversation showing the change proves nothing about the contact's list or another
+ * replica's copy, which a lost webhook leaves stale; the price is one read again per change.
  */
 export function startSupportReconciler(options: SupportReconcilerOptions): SupportReconciler {
   const intervalMs = options.intervalMs ?? 60_000;
@@ -60,7 +61,6 @@ export function startSupportReconciler(options: SupportReconcilerOptions): Suppo
       const key = seenKey('conversation', c.id, c.updated_at);
       if (seen.has(key)) continue;
       seen.set(key, true);
-      if (cache.shows({ conversationId: c.id }, c.updated_at)) continue;
       await cache.invalidate({ contactIds: c.contacts, conversationId: c.id });
       invalidated += 1;
     }
@@ -68,7 +68,6 @@ export function startSupportReconciler(options: SupportReconcilerOptions): Suppo
       const key = seenKey('ticket', t.id, t.updated_at);
       if (seen.has(key)) continue;
       seen.set(key, true);
-      if (cache.shows({ ticketId: t.id }, t.updated_at)) continue;
       await cache.invalidate({ contactIds: t.contacts, ticketId: t.id });
       invalidated += 1;
     }
