@@ -1,5 +1,10 @@
+import { writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { checkComment } from '../src/content-safety/index.ts';
+import { machine } from './machine.ts';
+import { fixed, targetLines, targetsSection, type Verdict } from './report.ts';
 
 const TEXT_LENGTH = 2_000;
 const TEXTS = 400;
@@ -28,7 +33,8 @@ const SENTENCES = [
   'Отличный канал, подписался, жду новых постов про безопасность кошельков!',
 ];
 
-// What leaks at the end of a long comment, so every rule up to the last one is run.
+// What leaks at the end of a long comment, so every rule up to the last one is run: the plain forms
+// and the evasions of decision 015's hardening (separators, spaced dots, split keys, prose passwords).
 const ENDINGS = [
   ' my card 4111 1111 1111 1111 exp 12/26',
   ' seed: legal winner thank year wave sausage worth useful legal winner thank yellow',
@@ -36,6 +42,11 @@ const ENDINGS = [
   ' key AKIAIOSFODNN7EXAMPLE',
   ' see example[.]com',
   ' priv 4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318',
+  ' pay to 4111.1111/1111 - 1111',
+  ' legal🔥winner🔥thank🔥year🔥wave🔥sausage🔥worth🔥useful🔥legal🔥winner🔥thank🔥yellow',
+  ' visit example . com',
+  ' AKIA IOSF ODNN 7EXA MPLE',
+  ' my password is sunshine',
 ];
 
 /** xorshift: the same texts on every run, so runs compare. */
@@ -88,4 +99,51 @@ export async function measureContentSafety(): Promise<{
     p99Ms: percentile(times, 0.99),
     maxMs: times.at(-1) ?? Number.NaN,
   };
+}
+
+const TARGET_P99_MS = 2;
+const REPORT_FILE = fileURLToPath(new URL('./results/content-safety.md', import.meta.url));
+
+/**
+ * `npm run bench -- content-safety`: the DLP check alone (the comments bench runs it
+ * too, before its load), written to bench/results/content-safety.md. The load average is recorded
+ * because the check shares the CPU with whatever else runs: a busy machine inflates the tail.
+ */
+export async function benchContentSafety(signal?: AbortSignal): Promise<number> {
+  const load = loadavg()[0] ?? Number.NaN;
+  const timing = await measureContentSafety();
+  if (signal?.aborted) return 130;
+  const checks: Verdict[] = [
+    {
+      target: `DLP check p99 < ${TARGET_P99_MS} ms (2,000-char texts, the whole checkComment)`,
+      actual: `${fixed(timing.p99Ms, 3)} ms`,
+      pass: timing.p99Ms < TARGET_P99_MS,
+    },
+  ];
+  const host = machine();
+  const report = [
+    '# Benchmark: the content-safety check (links and DLP)',
+    '',
+    'Written by `npm run bench -- content-safety`; overwritten on every run.',
+    '',
+    `- Date: ${new Date().toISOString()}`,
+    `- Node: ${host.node}`,
+    `- CPU: ${host.cpuCount} × ${host.cpuModel}`,
+    `- Load average (1 min) at the start: ${fixed(load)}`,
+    `- \`measureContentSafety\`: ${TEXTS} deterministic ${TEXT_LENGTH.toLocaleString('en')}-character comments of mixed English and Russian prose with numbers, dates and abbreviations, one in ${HIT_EVERY} ending with a secret or a link (${ENDINGS.length} endings, the evasions of decision 015 included); ${WARMUP_CALLS.toLocaleString('en')} calls of warm-up, then ${timing.samples} timed calls one at a time.`,
+    '',
+    '| Metric | Value |',
+    '|---|---:|',
+    `| calls | ${timing.samples} |`,
+    `| p50 | ${fixed(timing.p50Ms, 3)} ms |`,
+    `| p99 | ${fixed(timing.p99Ms, 3)} ms |`,
+    `| max | ${fixed(timing.maxMs, 3)} ms |`,
+    '',
+    ...targetsSection(checks),
+    '',
+  ].join('\n');
+  await writeFile(REPORT_FILE, report);
+  process.stdout.write(`${targetLines(checks).join('\n')}\nreport: ${REPORT_FILE}\n`);
+  // Like every bench, a missed target is reported, not an exit code (bench/README.md).
+  return 0;
 }

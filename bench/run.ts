@@ -2,6 +2,7 @@ import { benchAdmin } from './admin.ts';
 import { benchChannel } from './channel.ts';
 import { benchChat } from './chat.ts';
 import { benchComments } from './comments.ts';
+import { benchContentSafety } from './content-safety.ts';
 import { benchEventStore } from './eventstore/bench.ts';
 import { benchFiles } from './files.ts';
 import { benchFleet } from './fleet.ts';
@@ -15,6 +16,7 @@ const benchmarks: Readonly<Record<string, (signal: AbortSignal) => Promise<numbe
   files: benchFiles,
   channel: benchChannel,
   comments: benchComments,
+  'content-safety': benchContentSafety,
   chat: benchChat,
   fleet: benchFleet,
 };

@@ -12,11 +12,16 @@ const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
 // around the bracketed forms go too, since `example [.] com` is as clear to a reader.
 const DEFANGS: readonly (readonly [RegExp, string])[] = [
   [/hxxp/gi, 'http'],
-  [/\s*(?:\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\)|\{dot\})\s*/gi, '.'],
+  // Any bracket pair, spaces inside too: `[.]`, `( dot )`, `<dot>`, `{ . }`, `(точка)`. Each leading
+  // run of spaces starts only where spaces start (the look-behind): tried from inside a long run of
+  // spaces, the pattern would rescan the rest of it every time, quadratic in the run's length.
+  [/(?<![^\S\n])[^\S\n]*[[({<][^\S\n]*(?:\.|dot|точка)[^\S\n]*[\])}>][^\S\n]*/giu, '.'],
+  // The ideographic full stop between Latin letters or digits (`example。com`): NFKC keeps it.
+  [/\u3002(?<=[A-Za-z0-9]\u3002)(?=[A-Za-z0-9])/g, '.'],
   // Lower or upper case only: a title-case " Dot " is more often a name than a defanged dot.
-  [/[^\S\n]+(?:dot|DOT)[^\S\n]+/g, '.'],
+  [/(?<![^\S\n])[^\S\n]+(?:dot|DOT)[^\S\n]+/g, '.'],
   [/\[:\]/g, ':'],
-  [/\s*(?:\[@\]|\[at\]|\(at\)|\{at\})\s*/gi, '@'],
+  [/(?<!\s)\s*(?:\[@\]|\[at\]|\(at\)|\{at\})\s*/gi, '@'],
 ];
 
 export function normalise(text: string): string {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { checkComment, type SafetyKind } from '../../src/content-safety/index.ts';
-import { NEGATIVES, POSITIVES, type Positive } from './corpus.ts';
+import { EVASIONS, NEGATIVES, POSITIVES, type Positive } from './corpus.ts';
 
 const options = { hashKey: 'corpus-test-key' };
 const MAX_FALSE_POSITIVE_RATE = 0.01;
@@ -31,11 +31,29 @@ function report(): { misses: string[]; falsePositives: string[] } {
   const rate = falsePositives.length / NEGATIVES.length;
   lines.push(
     `negatives ${NEGATIVES.length}, false positives ${falsePositives.length} (${(rate * 100).toFixed(2)} %)`,
+    ...evasionLines(),
     ...misses.map((miss) => `  miss ${miss}`),
     ...falsePositives.map((hit) => `  false positive ${hit}`),
   );
   console.log(lines.join('\n'));
   return { misses, falsePositives };
+}
+
+/** Each evasion class on its own: recall on its positives, false positives on its look-alike negatives. */
+function evasionLines(): string[] {
+  const lines = [
+    'evasion class                            positives  found  recall  negatives  false positives',
+  ];
+  for (const evasion of EVASIONS) {
+    const found = evasion.positives.filter(
+      (example) => checkComment(example.text, options)?.kind === example.kind,
+    ).length;
+    const flagged = evasion.negatives.filter((text) => checkComment(text, options) !== null).length;
+    lines.push(
+      `${evasion.name.padEnd(40)} ${String(evasion.positives.length).padStart(9)} ${String(found).padStart(6)}  ${(found / evasion.positives.length).toFixed(3)} ${String(evasion.negatives.length).padStart(10)} ${String(flagged).padStart(16)}`,
+    );
+  }
+  return lines;
 }
 
 const normalise = (text: string): string =>
@@ -63,6 +81,10 @@ describe('the content safety corpus', () => {
   it('holds enough examples to mean something', () => {
     for (const kind of kinds) expect(POSITIVES[kind].length).toBeGreaterThanOrEqual(15);
     expect(NEGATIVES.length).toBeGreaterThanOrEqual(500);
+    for (const evasion of EVASIONS) {
+      expect(evasion.positives.length).toBeGreaterThanOrEqual(15);
+      expect(evasion.negatives.length).toBeGreaterThanOrEqual(10);
+    }
   });
 
   it.each(allPositives.map((example) => [example.kind, show(example.text), example] as const))(

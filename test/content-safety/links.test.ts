@@ -47,6 +47,38 @@ describe('findLink', () => {
     expect(findLink(text)).toBeNull();
   });
 
+  it.each([
+    ['spaces around the dot', 'visit example . com now', 'example . com'],
+    ['a space before the dot', 'visit example .com now', 'example .com'],
+    ['a space after the dot', 'visit example. com now', 'example. com'],
+    ['every label spaced', 'at www . example . co . uk/x now', 'www . example . co . uk/x'],
+    ['capitals on both sides', 'EXAMPLE . COM', 'EXAMPLE . COM'],
+    ['a Russian dot word and TLD', 'сайт mysite точка ру', 'mysite точка ру'],
+    ['a Spanish dot word', 'example punto com', 'example punto com'],
+    ['a capitalised TLD no sentence starts with', 'example . Com', 'example . Com'],
+  ])('finds a spaced dot: %s', (_name, text, link) => {
+    const found = findLink(text);
+    expect(found && text.slice(found.start, found.end)).toBe(link);
+  });
+
+  it.each([
+    'That is the end.Next time, then.',
+    'Hello.How are you?',
+    'It failed twice.Now it works.',
+    'Mr. Smith. Who else?',
+    'I use .NET 8 and ASP .NET Core',
+    'ok. now what',
+    'the .com era, the end . Next',
+    'if cmd has a . in it',
+    'price 5 . 50',
+  ])('leaves %j alone', (text) => {
+    expect(findLink(text)).toBeNull();
+  });
+
+  it('still reads a capitalised TLD no sentence starts with as a link', () => {
+    expect(findLink('see example.Com')?.secret).toBe('example.Com');
+  });
+
   it('returns the earliest link when several rules match', () => {
     expect(findLink('first 1.2.3.4 then https://example.com')?.secret).toBe('1.2.3.4');
   });

@@ -13,6 +13,13 @@ describe('normalise', () => {
     ['a standalone dot word', 'example dot com and EXAMPLE DOT ORG', 'example.com and EXAMPLE.ORG'],
     ['a bracketed colon', 'http[:]//x', 'http://x'],
     [
+      'spaces inside brackets and angle brackets',
+      'a [ . ] b c ( dot ) d e <dot> f g < . > h',
+      'a.b c.d e.f g.h',
+    ],
+    ['a bracketed Russian dot word', 'пример (точка) рф', 'пример.рф'],
+    ['an ideographic full stop between Latin letters', 'example。com', 'example.com'],
+    [
       'a bracketed at',
       'ivan[at]mail.ru ivan (at) mail.ru ivan[@]mail.ru',
       'ivan@mail.ru ivan@mail.ru ivan@mail.ru',
@@ -26,6 +33,8 @@ describe('normalise', () => {
     ['dot inside a word', 'dotted lines, a polka-dot dress'],
     ['a dot word across a new line', 'the last word was dot\ncom is next'],
     ['ordinary Russian and English text', 'Привет, как дела? Fine, thanks: 3.50 at 10.30.'],
+    ['an ideographic full stop in Japanese', '今日は。明日も'],
+    ['a bracket with no dot in it', 'see (below) and [note]'],
   ])('leaves %s alone', (_name, input) => {
     expect(normalise(input)).toBe(input);
   });

@@ -44,6 +44,43 @@ describe('findSeedPhrase', () => {
     expect(findSeedPhrase(words.map((word) => `${word.slice(0, 4)}zz`).join(' '))).toBeNull();
   });
 
+  it.each([
+    ['dots', words.join('.')],
+    [
+      'full stops and capitals',
+      words.map((word) => `${word.charAt(0).toUpperCase()}${word.slice(1)}.`).join(' '),
+    ],
+    ['emoji', words.join(' 🔥 ')],
+    ['emoji with no spaces', words.join('🔥')],
+    ['underscores', words.join('_')],
+    ['mixed punctuation', words.map((word, i) => `${word}${'.!?:'.charAt(i % 4)}`).join(' ')],
+    [
+      'camel case',
+      words.map((word, i) => (i ? `${word.charAt(0).toUpperCase()}${word.slice(1)}` : word)).join(''),
+    ],
+    [
+      'mixed case',
+      words
+        .map((word) => word.replace(/^./, (c) => c.toUpperCase()).replace(/.$/, (c) => c.toUpperCase()))
+        .join(' '),
+    ],
+  ])('finds a phrase separated by %s, as the same phrase', (_name, text) => {
+    expect(findSeedPhrase(text)?.secret).toBe(VALID_12);
+  });
+
+  it('needs odd separators between at least half of the words', () => {
+    // Six words, a full stop, six words: a sentence break, not a separator.
+    const split = `${words.slice(0, 6).join(' ')}. ${words.slice(6).join(' ')}`;
+    expect(findSeedPhrase(split)).toBeNull();
+    const chat = 'good morning ☀️ thank you all 🙏 great job team 🔥 love this update ❤️ keep going';
+    expect(findSeedPhrase(chat)).toBeNull();
+  });
+
+  it('does not split a glued word unless every part is a list word', () => {
+    expect(findSeedPhrase(words.map((word) => `${word}Xyzzy`).join(' '))).toBeNull();
+    expect(findSeedPhrase('thisIsTheBestAppEver, useEffect, useState, useMemo')).toBeNull();
+  });
+
   it('leaves prose full of list words alone', () => {
     const prose =
       'You know what, this time they will have to call me back about the order. I think there is one ' +
