@@ -64,6 +64,10 @@ export const envSchema = z
     UPLOAD_DIR: optionalString,
     MAX_FILE_MB: int(1, 2048, 20),
     MAX_IMAGE_MB: int(1, 2048, 10),
+    // Width × height an image may declare: 50 MP admits full-resolution photos of 48/50 MP phone cameras
+    // and 8K screens, and refuses decompression bombs, which declare hundreds of megapixels or more
+    // (decision 013).
+    MAX_IMAGE_PIXELS: int(1, 1_000_000_000, 50_000_000),
     MAX_VIDEO_MB: int(1, 2048, 50),
     PUSH_SERVICE_ACCOUNT: optionalString,
     MESSENGER_BOT_TOKEN: optionalString,

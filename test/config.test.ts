@@ -111,9 +111,11 @@ describe('configuration parsing', () => {
       COMMENT_MAX_LENGTH: 2000,
       FILE_URL_TTL_MINUTES: 15,
       MAX_VIDEO_MB: 50,
+      MAX_IMAGE_PIXELS: 50_000_000,
       SUPPORT_CALLS_PER_WINDOW: 1500,
     });
     expect(loadConfig(productionEnv).HOST).toBe('0.0.0.0');
+    expect(loadConfig({ MAX_IMAGE_PIXELS: '4096' }).MAX_IMAGE_PIXELS).toBe(4096);
   });
 
   it('treats empty variables as unset and trims lists', () => {
@@ -157,6 +159,9 @@ describe('configuration parsing', () => {
     [{ REQUIRE_OBJECT_STORE: '1' }, 'S3_BUCKET'],
     [{ FILE_URL_TTL_MINUTES: '0' }, 'FILE_URL_TTL_MINUTES'],
     [{ SUPPORT_CALLS_PER_WINDOW: '0' }, 'SUPPORT_CALLS_PER_WINDOW'],
+    [{ MAX_IMAGE_PIXELS: '0' }, 'MAX_IMAGE_PIXELS'],
+    [{ MAX_IMAGE_PIXELS: '1000000001' }, 'MAX_IMAGE_PIXELS'],
+    [{ MAX_IMAGE_PIXELS: '40 MP' }, 'MAX_IMAGE_PIXELS'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     try {

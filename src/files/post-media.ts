@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { ObjectStorage } from '../integrations/storage/port.ts';
-import { imageDimensions } from './image-dimensions.ts';
 import type { UploadCaps } from './inspect.ts';
 import { storeUpload } from './store-upload.ts';
 
@@ -20,26 +19,21 @@ const attachmentKind = { image: 'image', video: 'video', document: 'file', text:
 
 /**
  * Post media: any allowed kind within its cap, under `posts/<postId>/<random>`, with an image's width and
- * height read from its bytes. What a post then refuses is discarded by the caller: it would be nobody's.
+ * height as its header declares them (checked against the pixel cap while it streamed). What a post then
+ * refuses is discarded by the caller: it would be nobody's.
  */
 export function postMedia(storage: ObjectStorage, caps: UploadCaps) {
   return {
     async store(postId: string, source: Readable): Promise<StoredPostMedia> {
       const key = `posts/${postId}/${randomUUID()}`;
       const stored = await storeUpload(source, { storage, caps, key });
-      try {
-        const dimensions = stored.kind === 'image' ? await imageDimensions(storage, key, stored.size) : null;
-        return {
-          kind: attachmentKind[stored.kind],
-          storageKey: key,
-          contentType: stored.mime,
-          size: stored.size,
-          ...(dimensions ?? {}),
-        };
-      } catch (error) {
-        await storage.delete(key).catch(() => undefined);
-        throw error;
-      }
+      return {
+        kind: attachmentKind[stored.kind],
+        storageKey: key,
+        contentType: stored.mime,
+        size: stored.size,
+        ...stored.dimensions,
+      };
     },
     discard: (storageKey: string): Promise<void> => storage.delete(storageKey).catch(() => undefined),
   };

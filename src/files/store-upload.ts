@@ -14,7 +14,8 @@ export interface StoreUploadOptions extends InspectOptions {
  * Streams an upload through the content checks into storage, for every feature that takes files (chat
  * attachments, comment images, post media). Resolves with what the bytes are once all of them are stored
  * and checked; otherwise nothing is left under the key and it rejects with the refusal (`UploadRejected`)
- * or the error that broke the stream.
+ * or the error that broke the stream. A file refused on its head (its type, an image's declared
+ * dimensions) is never written at all.
  */
 export async function storeUpload(source: Readable, options: StoreUploadOptions): Promise<InspectedUpload> {
   const { storage, key } = options;
@@ -25,7 +26,12 @@ export async function storeUpload(source: Readable, options: StoreUploadOptions)
   const feeding = pipeline(source, inspection.stream).catch((error: unknown) => {
     abort.abort(error);
   });
+  let writing = false;
   try {
+    // Storage is not touched before the head has passed: an image bomb leaves no object, not even a
+    // multipart upload begun and aborted.
+    await inspection.accepted;
+    writing = true;
     await storage.put(key, inspection.stream, {
       contentType: 'application/octet-stream',
       signal: abort.signal,
@@ -33,7 +39,7 @@ export async function storeUpload(source: Readable, options: StoreUploadOptions)
     await feeding;
     return await inspection.result;
   } catch (error) {
-    await storage.delete(key).catch(() => undefined);
+    if (writing) await storage.delete(key).catch(() => undefined);
     // The checks' verdict explains a failed write better than the write's own error.
     throw await inspection.result.then(
       () => error,

@@ -36,7 +36,11 @@ export function allowedType(mime: string): DetectedType | undefined {
   return { mime, ...ALLOWED_TYPES[mime] };
 }
 
-export type UploadRejectionCode = 'upload_too_large' | 'upload_type_not_allowed';
+/**
+ * `image_too_large`: an image that declares more pixels (width × height) than MAX_IMAGE_PIXELS, however
+ * few bytes it has; a 413 like `upload_too_large`, told apart because shrinking the file would not help.
+ */
+export type UploadRejectionCode = 'upload_too_large' | 'image_too_large' | 'upload_type_not_allowed';
 
 /**
  * Why an upload was refused. `detail` is for people and never quotes the file's bytes: it names a
@@ -50,7 +54,7 @@ export class UploadRejected extends Error {
     super(detail);
     this.name = 'UploadRejected';
     this.code = code;
-    this.status = code === 'upload_too_large' ? 413 : 415;
+    this.status = code === 'upload_type_not_allowed' ? 415 : 413;
     this.detail = detail;
   }
 }
@@ -58,3 +62,5 @@ export class UploadRejected extends Error {
 export const tooLarge = (detail: string): UploadRejected => new UploadRejected('upload_too_large', detail);
 export const notAllowed = (detail: string): UploadRejected =>
   new UploadRejected('upload_type_not_allowed', detail);
+export const imageTooLarge = (detail: string): UploadRejected =>
+  new UploadRejected('image_too_large', detail);

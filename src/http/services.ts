@@ -47,7 +47,7 @@ export interface HttpServices {
   readonly projections: readonly string[];
   /** Intercom (or its sandbox), the read cache, the contact mapping and the webhook inbox. */
   readonly support: SupportParts;
-  /** Upload caps in bytes, from the MAX_*_MB settings. */
+  /** Upload caps: bytes per kind (MAX_*_MB) and the image pixel cap (MAX_IMAGE_PIXELS). */
   readonly uploadCaps: UploadCaps;
   /** What the poll caches key on: the scopes each projection batch changed (decision 022). */
   readonly changes: ReadChanges;

@@ -66,6 +66,7 @@ export function createHttpServices(deps: AppParts): HttpServices {
     file: config.MAX_FILE_MB * MIB,
     image: config.MAX_IMAGE_MB * MIB,
     video: config.MAX_VIDEO_MB * MIB,
+    imagePixels: config.MAX_IMAGE_PIXELS,
   };
   const publicBaseUrl = config.PUBLIC_BASE_URL;
   const tokens = adminTokens(config.ADMIN_SESSION_SECRET, config.ADMIN_SESSION_TTL_MINUTES);
@@ -100,7 +101,7 @@ export function createHttpServices(deps: AppParts): HttpServices {
       store,
       postingContext: createPostingContextLookup(pool),
       slowMode: slowMode(deps.redis),
-      images: commentImages(storage, uploadCaps.image),
+      images: commentImages(storage, uploadCaps),
       hashKey: deriveKey(config.FILE_URL_SECRET, 'comment-rejection-hash'),
     },
     postMedia: { store, media: postMedia(storage, uploadCaps) },

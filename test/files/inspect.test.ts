@@ -54,7 +54,9 @@ describe('allowed uploads', () => {
       const input = fixture(name);
       const { output, detected } = await passThrough(input, chunkSize);
       expect(output.equals(input)).toBe(true);
-      expect(detected).toEqual({ mime, ext, kind, size: input.length });
+      // Every image sample is 16 × 16; the dimensions are what the pixel cap was checked on.
+      const dimensions = kind === 'image' ? { dimensions: { width: 16, height: 16 } } : {};
+      expect(detected).toEqual({ mime, ext, kind, size: input.length, ...dimensions });
     });
   });
 
@@ -123,7 +125,7 @@ describe('size caps', () => {
     ['text', Buffer.from('Dear support,\n'), 0x61],
   ] as const;
   const cap = MIB;
-  const caps: UploadCaps = { file: cap, image: cap, video: cap };
+  const caps: UploadCaps = { ...roomyCaps, file: cap, image: cap, video: cap };
 
   it.each(endless)(
     'a %s is cut off as soon as it passes its cap, not read to its end',
@@ -138,7 +140,7 @@ describe('size caps', () => {
   );
 
   it('before the type is known, anything over the largest cap is cut off', async () => {
-    const small: UploadCaps = { file: 1000, image: 2000, video: 3000 };
+    const small: UploadCaps = { ...roomyCaps, file: 1000, image: 2000, video: 3000 };
     const { source, pulled } = countedSource(Buffer.from('abc'), 64 * MIB, 0x61);
     const refusal = await refusalOf(source, small);
     expect(refusal).toMatchObject({ status: 413, code: 'upload_too_large' });

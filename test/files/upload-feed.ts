@@ -11,7 +11,12 @@ import {
 import { UploadRejected } from '../../src/files/types.ts';
 
 export const MIB = 1024 * 1024;
-export const roomyCaps: UploadCaps = { file: 10 * MIB, image: 10 * MIB, video: 50 * MIB };
+export const roomyCaps: UploadCaps = {
+  file: 10 * MIB,
+  image: 10 * MIB,
+  video: 50 * MIB,
+  imagePixels: 50_000_000,
+};
 
 export const fixture = (name: string): Buffer =>
   readFileSync(new URL(`../fixtures/files/${name}`, import.meta.url));
