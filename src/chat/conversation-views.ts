@@ -5,6 +5,8 @@ import type {
   ConversationListItem,
   ConversationPart,
 } from '../integrations/intercom/schemas.ts';
+import { plainTextOf, safeBody } from './operator-html.ts';
+import { richTextSchema } from './rich-text.ts';
 
 // What a user may see of an Intercom conversation (API.md "Support chat"): their messages and the
 // team's replies, never notes, assignments or other parts only teammates see.
@@ -22,8 +24,10 @@ export const messageSchema = z
   .object({
     id: z.string(),
     author: authorSchema,
-    /** HTML as Intercom holds it; the SDKs turn it into a rich-text tree with allow-listed URL schemes. */
+    /** Intercom's HTML, sanitised by the service to the allow-list of decision 023. */
     body: z.string(),
+    /** The same as a typed tree: what SDKs render, with no HTML to parse. */
+    content: richTextSchema,
     attachments: z.array(attachmentSchema),
     createdAt: z.iso.datetime(),
   })
@@ -45,6 +49,15 @@ export const conversationSchema = z
   .meta({ id: 'SupportConversation' });
 export type ConversationView = z.infer<typeof conversationSchema>;
 
+const lastMessageSchema = z.object({
+  id: z.string(),
+  author: authorSchema,
+  /** Plain text of the body, on one line, cut to 140 characters. */
+  preview: z.string(),
+  createdAt: z.iso.datetime(),
+});
+export type LastMessage = z.infer<typeof lastMessageSchema>;
+
 export const conversationSummarySchema = z
   .object({
     id: z.string(),
@@ -52,9 +65,7 @@ export const conversationSummarySchema = z
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
     unreadCount: z.number().int().min(0),
-    lastMessage: z
-      .object({ id: z.string(), author: authorSchema, preview: z.string(), createdAt: z.iso.datetime() })
-      .optional(),
+    lastMessage: lastMessageSchema.optional(),
     rated: z.boolean(),
   })
   .meta({ id: 'SupportConversationSummary' });
@@ -103,19 +114,22 @@ function messageOfPart(part: ConversationPart): Message | null {
   return {
     id: part.id,
     author: authorOf(part.author),
-    body: part.body ?? '',
+    ...safeBody(part.body ?? ''),
     attachments: attachmentsOf(part.attachments),
     createdAt: iso(part.created_at),
   };
 }
 
-/** The conversation as its owner sees it; `rated` is the CSAT overlay (none recorded yet: false). */
+/**
+ * The conversation as its owner sees it; `rated` is the CSAT overlay (none recorded yet: false). Every
+ * body, the user's own included, is sanitised here, once per cache load (decision 023).
+ */
 export function conversationView(conversation: Conversation): ConversationView {
   const { source } = conversation;
   const first: Message = {
     id: source.id,
     author: authorOf(source.author),
-    body: source.body ?? '',
+    ...safeBody(source.body ?? ''),
     attachments: attachmentsOf(source.attachments),
     createdAt: iso(conversation.created_at),
   };
@@ -156,42 +170,39 @@ export function unreadCount(messages: readonly Message[], marker: ReadMarker | u
 
 const PREVIEW_LENGTH = 140;
 
-/** Plain text of a message's HTML, cut for a list row. */
-export function previewOf(message: Message): string {
-  const text = message.body
-    .replace(/<br\s*\/?>|<\/(p|div|li|h[1-6])>/gi, ' ')
-    .replace(/<[^>]*>/g, '')
-    .replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_entity, name: string) => ENTITIES[name] ?? '')
-    .replace(/\s+/g, ' ')
-    .trim();
-  const shown = text === '' && message.attachments.length > 0 ? (message.attachments[0]?.name ?? '') : text;
-  return shown.length > PREVIEW_LENGTH ? `${shown.slice(0, PREVIEW_LENGTH - 1)}…` : shown;
+/** Plain text of a message's (sanitised) HTML, cut for a list row; an attachment's name when it has no text. */
+export function previewOf(message: Pick<Message, 'body' | 'attachments'>): string {
+  const text = plainTextOf(message.body);
+  const shown = text === '' ? (message.attachments[0]?.name ?? '') : text;
+  // By code points, so that a cut never splits a surrogate pair.
+  const points = Array.from(shown);
+  return points.length > PREVIEW_LENGTH ? `${points.slice(0, PREVIEW_LENGTH - 1).join('')}…` : shown;
 }
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' };
+
+/**
+ * What a list row shows of the conversation's last message. Made when the cache loads the conversation,
+ * with the view: a preview parses HTML, which a poll of the list must not do (decision 023).
+ */
+export function lastMessageOf(view: ConversationView): LastMessage | undefined {
+  const last = view.messages.at(-1);
+  if (last === undefined) return undefined;
+  return { id: last.id, author: last.author, preview: previewOf(last), createdAt: last.createdAt };
+}
 
 /** A row of the one continuous thread. */
 export function conversationSummary(
-  item: Pick<ConversationListItem, 'id' | 'state' | 'created_at' | 'updated_at'>,
+  item: Pick<ConversationListItem, 'id'>,
   view: ConversationView,
+  lastMessage: LastMessage | undefined,
   marker: ReadMarker | undefined,
 ): ConversationSummary {
-  const last = view.messages.at(-1);
   return {
     id: item.id,
     state: view.state,
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
     unreadCount: unreadCount(view.messages, marker),
-    ...(last
-      ? {
-          lastMessage: {
-            id: last.id,
-            author: last.author,
-            preview: previewOf(last),
-            createdAt: last.createdAt,
-          },
-        }
-      : {}),
+    ...(lastMessage === undefined ? {} : { lastMessage }),
     rated: view.rated,
   };
 }

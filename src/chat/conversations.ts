@@ -14,7 +14,7 @@ import {
 } from './conversation-views.ts';
 import type { ContactMapping } from './contacts.ts';
 import type { CachedRead } from './read-cache.ts';
-import type { Owned, SupportCache } from './support-cache.ts';
+import type { ConversationDerived, Owned, SupportCache } from './support-cache.ts';
 import { userTextToHtml } from './text.ts';
 
 export interface ChatDeps {
@@ -43,13 +43,17 @@ export interface Freshness {
   readonly fetchedAt: number;
 }
 
-type Found<T> = Extract<Owned<T>, { found: true }>;
+type Found<T, D = undefined> = Extract<Owned<T, D>, { found: true }>;
 
 /**
  * A cached record the caller's contact owns, or the API's refusal: 404 when Intercom has no such record,
  * 403 when it belongs to someone else (or the caller has no contact yet, so owns nothing).
  */
-export function ownedBy<T>(read: CachedRead<Owned<T>>, contactId: string | null, what: string): Found<T> {
+export function ownedBy<T, D>(
+  read: CachedRead<Owned<T, D>>,
+  contactId: string | null,
+  what: string,
+): Found<T, D> {
   const record = read.value;
   if (!record.found) throw notFound(`${what} not found`);
   if (contactId === null || !record.ownerIds.includes(contactId)) {
@@ -62,7 +66,7 @@ export async function conversationFor(
   deps: Pick<ChatDeps, 'cache' | 'contacts'>,
   userId: string,
   conversationId: string,
-): Promise<{ record: Found<ConversationView>; freshness: Freshness }> {
+): Promise<{ record: Found<ConversationView, ConversationDerived>; freshness: Freshness }> {
   const [contactId, read] = await Promise.all([
     deps.contacts.knownContact(userId),
     deps.cache.conversation(conversationId),
@@ -91,7 +95,8 @@ export async function conversationsOf(
     if (!read?.value.found || !read.value.ownerIds.includes(contactId)) return;
     stale ||= read.stale;
     fetchedAt = Math.min(fetchedAt, read.fetchedAt);
-    items.push(conversationSummary(item, read.value.view, markers.get(item.id)));
+    const { view, derived } = read.value;
+    items.push(conversationSummary(item, view, derived.lastMessage, markers.get(item.id)));
   });
   return { items, freshness: { stale, fetchedAt } };
 }

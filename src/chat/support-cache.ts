@@ -4,7 +4,12 @@ import type { Logger } from 'pino';
 import type { IntercomClient } from '../integrations/intercom/client.ts';
 import { isProviderError } from '../integrations/intercom/errors.ts';
 import type { ConversationListItem, Page, Ticket } from '../integrations/intercom/schemas.ts';
-import { type ConversationView, conversationView } from './conversation-views.ts';
+import {
+  type ConversationView,
+  type LastMessage,
+  conversationView,
+  lastMessageOf,
+} from './conversation-views.ts';
 import { type TicketView, ticketView } from './ticket-views.ts';
 import { createInvalidationBus } from './invalidation-bus.ts';
 import type { SupportCacheInvalidator } from './invalidation.ts';
@@ -15,8 +20,11 @@ type ReadCalls = Pick<
   'getConversation' | 'searchConversationsByContact' | 'getTicket' | 'searchTicketsByContact'
 >;
 
-/** One record as its owner sees it, serialised once per load so that polls only compare tags. */
-export type Owned<T> =
+/**
+ * One record as its owner sees it, serialised once per load so that polls only compare tags; `derived` is
+ * what other reads need of it and is costly to make (a list row's preview), also made once per load.
+ */
+export type Owned<T, D = undefined> =
   | {
       readonly found: true;
       /** The contacts it belongs to: a caller whose contact is not among them gets 403. */
@@ -24,15 +32,22 @@ export type Owned<T> =
       readonly view: T;
       readonly json: string;
       readonly etag: string;
+      readonly derived: D;
     }
   | { readonly found: false };
+
+/** What a conversation list row needs beyond the view. */
+export interface ConversationDerived {
+  readonly lastMessage: LastMessage | undefined;
+}
+export type OwnedConversation = Owned<ConversationView, ConversationDerived>;
 
 export interface ContactList<T> {
   readonly items: readonly T[];
 }
 
 export interface SupportCache extends SupportCacheInvalidator {
-  conversation(id: string): Promise<CachedRead<Owned<ConversationView>>>;
+  conversation(id: string): Promise<CachedRead<OwnedConversation>>;
   conversations(contactId: string): Promise<CachedRead<ContactList<ConversationListItem>>>;
   ticket(id: string): Promise<CachedRead<Owned<TicketView>>>;
   tickets(contactId: string): Promise<CachedRead<ContactList<Ticket>>>;
@@ -52,13 +67,13 @@ export interface SupportCacheOptions {
 /** Pages of a contact's search read at most: a user with more requests sees those the search returns first. */
 const MAX_LIST_PAGES = 10;
 
-function owned<T>(ownerIds: readonly string[], view: T): Owned<T> {
+function owned<T, D>(ownerIds: readonly string[], view: T, derived: D): Owned<T, D> {
   const json = JSON.stringify(view);
-  return { found: true, ownerIds, view, json, etag: weakEtag(json) };
+  return { found: true, ownerIds, view, json, etag: weakEtag(json), derived };
 }
 
 /** Intercom's 404 is an answer worth keeping too: a poll of a missing id must not reach Intercom each time. */
-async function orMissing<T>(load: () => Promise<Owned<T>>): Promise<Owned<T>> {
+async function orMissing<T, D>(load: () => Promise<Owned<T, D>>): Promise<Owned<T, D>> {
   try {
     return await load();
   } catch (error) {
@@ -95,13 +110,15 @@ const byCreation = <T extends { readonly created_at: number; readonly id: string
 export async function createSupportCache(options: SupportCacheOptions): Promise<SupportCache> {
   const { intercom, ttlMs } = options;
   const max = options.max ?? 50_000;
-  const conversation = createReadCache<Owned<ConversationView>>({
+  // Bodies are sanitised (and previews made) here, when an entry loads: polls reuse the result.
+  const conversation = createReadCache<OwnedConversation>({
     ttlMs,
     max,
     load: (id) =>
       orMissing(async () => {
         const found = await intercom.getConversation(id);
-        return owned(found.contacts, conversationView(found));
+        const view = conversationView(found);
+        return owned(found.contacts, view, { lastMessage: lastMessageOf(view) });
       }),
   });
   const ticket = createReadCache<Owned<TicketView>>({
@@ -110,7 +127,7 @@ export async function createSupportCache(options: SupportCacheOptions): Promise<
     load: (id) =>
       orMissing(async () => {
         const found = await intercom.getTicket(id);
-        return owned(found.contacts, ticketView(found));
+        return owned(found.contacts, ticketView(found), undefined);
       }),
   });
   const conversations = createReadCache<ContactList<ConversationListItem>>({

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { Ticket } from '../integrations/intercom/schemas.ts';
 import { attachmentSchema, attachmentsOf, authorOf, authorSchema, iso } from './conversation-views.ts';
+import { safeBody } from './operator-html.ts';
+import { richTextSchema } from './rich-text.ts';
 
 // What a user may see of their Intercom tickets (API.md "Support chat"): the state under its external
 // label, the team's and their own replies, and the state changes; never notes or internal attributes.
@@ -28,8 +30,10 @@ export const ticketSchema = ticketSummarySchema
       z.object({
         id: z.string(),
         author: authorSchema,
-        /** HTML; null for a state change without words. */
+        /** Intercom's HTML, sanitised (decision 023); null for a state change without words. */
         body: z.string().nullable(),
+        /** The same as a typed tree; null exactly when `body` is. */
+        content: richTextSchema.nullable(),
         attachments: z.array(attachmentSchema),
         createdAt: z.iso.datetime(),
         /** The state the ticket moved to, on state changes. */
@@ -65,6 +69,7 @@ export function ticketSummary(ticket: Ticket): TicketSummary {
   };
 }
 
+/** Bodies are sanitised here, once per cache load (decision 023). */
 export function ticketView(ticket: Ticket): TicketView {
   const parts = (ticket.ticket_parts?.ticket_parts ?? [])
     .filter((part) => USER_VISIBLE_PARTS.has(part.part_type))
@@ -72,7 +77,9 @@ export function ticketView(ticket: Ticket): TicketView {
     .map((part) => ({
       id: part.id,
       author: authorOf(part.author ?? { type: 'admin' }),
-      body: part.body ?? null,
+      ...(part.body === null || part.body === undefined
+        ? { body: null, content: null }
+        : safeBody(part.body)),
       attachments: attachmentsOf(part.attachments),
       createdAt: iso(part.created_at),
       ...(part.ticket_state === undefined ? {} : { state: part.ticket_state }),

@@ -1,6 +1,7 @@
 import { sql } from 'slonik';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { richTextSchema } from '../../src/chat/rich-text.ts';
 import { contactOfUser } from '../../src/chat/user-contacts.ts';
 import { verifyFileLinkToken } from '../../src/files/signed-urls.ts';
 import { bearer, TEST_SECRETS, useRunningApp } from '../support/app.ts';
@@ -21,6 +22,7 @@ const conversationOf = z.object({
       id: z.string(),
       author: z.object({ type: z.string(), name: z.string().optional() }),
       body: z.string(),
+      content: richTextSchema,
       attachments: z.array(z.object({ name: z.string(), url: z.string(), contentType: z.string() })),
       createdAt: z.string(),
     }),
@@ -74,8 +76,19 @@ describe('support chat over HTTP, against the Intercom sandbox', () => {
     expect(conversation.messages).toEqual([
       expect.objectContaining({
         author: { type: 'user' },
-        // Escaped: what the user typed never becomes markup in the team's inbox.
-        body: '<p>Hello &lt;b&gt;team&lt;/b&gt;<br>second line</p>',
+        // Escaped: what the user typed never becomes markup in the team's inbox. Coming back from
+        // Intercom it goes through the same sanitiser as operator HTML, and the tree keeps it as text.
+        body: '<p>Hello &lt;b&gt;team&lt;/b&gt;<br />second line</p>',
+        content: [
+          {
+            type: 'paragraph',
+            children: [
+              { type: 'text', text: 'Hello <b>team</b>' },
+              { type: 'break' },
+              { type: 'text', text: 'second line' },
+            ],
+          },
+        ],
       }),
     ]);
     const list = listOf.parse((await api.get('amy', '/conversations')).json);
