@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { type SeededOwner, seedFirstOwner } from './auth/bootstrap.ts';
+import { type FirstPasswordHandover, handOverFirstPassword, seedFirstOwner } from './auth/bootstrap.ts';
 import { ConfigError, type Config, loadConfig, type ResolvedConfig } from './config.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
@@ -68,7 +68,11 @@ async function stopAll(running: Running, logger: Logger): Promise<boolean> {
   return clean;
 }
 
-function printBanner(config: ResolvedConfig, app: FastifyInstance, owner: SeededOwner | null): void {
+function printBanner(
+  config: ResolvedConfig,
+  app: FastifyInstance,
+  firstAdmin: FirstPasswordHandover | null,
+): void {
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
@@ -82,15 +86,22 @@ function printBanner(config: ResolvedConfig, app: FastifyInstance, owner: Seeded
       `  curl -H "Authorization: Bearer $TOKEN" ${base}/api/settings/notifications`,
     );
   }
-  if (owner?.generatedPassword) {
+  if (firstAdmin?.to === 'terminal') {
     lines.push(
-      `  First admin (shown this once): ${owner.email} / ${owner.generatedPassword}`,
+      `  First admin (shown this once): ${firstAdmin.email} / ${firstAdmin.password}`,
       `  curl -X POST -H 'content-type: application/json' ${base}/admin/auth/login \\`,
-      `    -d '{"email":"${owner.email}","password":"${owner.generatedPassword}"}'`,
+      `    -d '{"email":"${firstAdmin.email}","password":"${firstAdmin.password}"}'`,
     );
+  } else if (firstAdmin?.to === 'file') {
+    lines.push(
+      `  First admin: ${firstAdmin.email}, password in ${firstAdmin.file} (mode 0600; delete it once used)`,
+    );
+  } else if (firstAdmin?.to === 'nowhere') {
+    const command = `npm run cli -- admins set-password --email ${firstAdmin.email}`;
+    lines.push(`  First admin: ${firstAdmin.email}, password not saved; set one with: ${command}`);
   }
   // Printed, not logged: the demo token and a generated password are meant for the developer's
-  // terminal, never for log storage.
+  // terminal, never for log storage (and the password is only here when stdout is a terminal).
   process.stdout.write(`\n${lines.join('\n')}\n\n`);
 }
 
@@ -126,6 +137,13 @@ async function main(): Promise<void> {
     await migrate(databaseUrl, logger);
     running.pool = await createDatabasePool(databaseUrl);
     const owner = await seedFirstOwner(running.pool, config, logger);
+    // Only an interactive terminal is shown the password; piped or collected stdout gets a file's path.
+    const firstAdmin = await handOverFirstPassword(owner, {
+      dataDir: config.DATA_DIR,
+      // Undefined, not false, on a pipe (whatever its type says): falsy either way.
+      interactive: process.stdout.isTTY,
+      logger,
+    });
     if (config.REDIS_URL) running.redis = createRedis(config.REDIS_URL, logger);
     running.storage = createStorage(config);
     const registry = new Registry();
@@ -167,7 +185,7 @@ async function main(): Promise<void> {
     });
     const listeningAt = await running.app.listen({ host: config.HOST, port: config.PORT });
     running.support.listening(listeningAt);
-    printBanner(config, running.app, owner);
+    printBanner(config, running.app, firstAdmin);
   } catch (error) {
     logger.fatal({ err: error }, 'startup failed');
     await shutdown('startup failed', 1);

@@ -14,25 +14,38 @@ export interface AdminTokens {
   verify(token: string): AdminTokenClaims | null;
 }
 
-// Its own audience, so a token signed for something else with the same key is still refused.
-const AUDIENCE = 'admin-session';
+/**
+ * Who signs admin session tokens (`iss`) and for what (`aud`): both are set on every token and required on
+ * verification, so a token signed with the right key for anything else (a client session JWT, should the
+ * secrets ever be equal) is refused; client sessions refuse tokens naming this audience in turn.
+ */
+export const ADMIN_TOKEN_ISSUER = 'support-channel-service';
+export const ADMIN_TOKEN_AUDIENCE = 'admin-session';
 const CLOCK_TOLERANCE_MS = 5_000;
 
 const payload = z.object({ sub: z.uuid(), sv: z.number().int().positive() });
 
 /**
  * Admin session tokens: JWTs (HS256) signed with ADMIN_SESSION_SECRET, carrying the admin id (`sub`), the
- * account's session version (`sv`) and `exp`. Rotating the secret ends every session at once; moving the
- * session version ends one admin's (see admin-sessions.ts).
+ * account's session version (`sv`), `iss`, `aud` and `exp`. Rotating the secret ends every session at once;
+ * moving the session version ends one admin's (see admin-sessions.ts).
  */
 export function adminTokens(secret: string, ttlMinutes: number): AdminTokens {
   const ttlMs = ttlMinutes * 60_000;
-  const sign = createSigner({ key: secret, algorithm: 'HS256', aud: AUDIENCE, expiresIn: ttlMs });
+  const sign = createSigner({
+    key: secret,
+    algorithm: 'HS256',
+    iss: ADMIN_TOKEN_ISSUER,
+    aud: ADMIN_TOKEN_AUDIENCE,
+    expiresIn: ttlMs,
+  });
   const verifier = createVerifier({
     key: secret,
     algorithms: ['HS256'],
-    allowedAud: AUDIENCE,
-    requiredClaims: ['exp', 'sub', 'sv'],
+    allowedIss: ADMIN_TOKEN_ISSUER,
+    allowedAud: ADMIN_TOKEN_AUDIENCE,
+    // fast-jwt checks allowedIss/allowedAud only on tokens that carry the claim: require both.
+    requiredClaims: ['iss', 'aud', 'exp', 'sub', 'sv'],
     clockTolerance: CLOCK_TOLERANCE_MS,
     // The panel sends the same token with every request: remember verified ones (never past their exp).
     cache: 1_000,

@@ -1,5 +1,7 @@
 import { createVerifier } from 'fast-jwt';
 import { LRUCache } from 'lru-cache';
+import { ADMIN_TOKEN_AUDIENCE, ADMIN_TOKEN_ISSUER } from './admin-tokens.ts';
+import { isIdText } from '../lib/text-rules.ts';
 
 export interface ClientSessionOptions {
   /** JWT_SECRET: the host backend signs session tokens with it (HS256). */
@@ -22,8 +24,10 @@ const NO_EXP_RECHECK_MS = 10 * 60_000;
 
 // Runs on every request, and a missing `userId` is the common case: a plain check, not a schema parse
 // that would build an error object each time.
+// An id that could not be stored as text (a NUL, a lone surrogate, a control character) is no identity:
+// the token is refused with 401 before any route sees it.
 const isIdentity = (value: unknown): value is string =>
-  typeof value === 'string' && value.length > 0 && value.length <= MAX_IDENTITY_LENGTH;
+  typeof value === 'string' && value.length > 0 && value.length <= MAX_IDENTITY_LENGTH && isIdText(value);
 
 /** `userId` when it is a non-empty string, else `sub`; null when neither is. */
 export function identityOf(payload: unknown): string | null {
@@ -31,6 +35,17 @@ export function identityOf(payload: unknown): string | null {
   const claims = payload as Record<string, unknown>;
   if (isIdentity(claims.userId)) return claims.userId;
   return isIdentity(claims.sub) ? claims.sub : null;
+}
+
+/**
+ * A token this service signed for an admin session (admin-tokens.ts): never a client session, even where
+ * JWT_SECRET and ADMIN_SESSION_SECRET are the same (production refuses that; development does not).
+ */
+function isAdminToken(payload: unknown): boolean {
+  if (typeof payload !== 'object' || payload === null) return false;
+  const { iss, aud } = payload as Record<string, unknown>;
+  const audiences: unknown[] = Array.isArray(aud) ? aud : [aud];
+  return iss === ADMIN_TOKEN_ISSUER || audiences.includes(ADMIN_TOKEN_AUDIENCE);
 }
 
 /**
@@ -62,7 +77,7 @@ export function clientSessions(options: ClientSessionOptions): ClientSessions {
         verified.delete(token);
         return null;
       }
-      const userId = identityOf(payload);
+      const userId = isAdminToken(payload) ? null : identityOf(payload);
       if (userId === null) return null;
       const exp = (payload as { exp?: unknown }).exp;
       const validUntil = typeof exp === 'number' ? exp * 1000 + clockToleranceMs : now + NO_EXP_RECHECK_MS;

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN_AUDIENCE, ADMIN_TOKEN_ISSUER, adminTokens } from '../../src/auth/admin-tokens.ts';
 import { clientSessions } from '../../src/auth/client-sessions.ts';
 import { nowSeconds, signJwt } from '../support/jwt.ts';
 
@@ -44,5 +45,20 @@ describe('client sessions', () => {
     const token = signJwt({ sub: 'u1' }, secret);
     expect(lenient.identify(token)).toBe('u1');
     expect(strict.identify(token)).toBeNull();
+  });
+
+  it("never takes an admin session token for a client session, even one signed with the client's secret", () => {
+    const sessions = clientSessions({ secret, requireExp: true });
+    const adminId = '0b7e4c0e-8a41-4a3c-9d8e-2f1f3b7a9c11';
+    const minted = adminTokens(secret, 60).mint({ adminId, sessionVersion: 1 }).token;
+    expect(sessions.identify(minted)).toBeNull();
+    const exp = nowSeconds() + 600;
+    expect(sessions.identify(signJwt({ sub: adminId, aud: ADMIN_TOKEN_AUDIENCE, exp }, secret))).toBeNull();
+    expect(
+      sessions.identify(signJwt({ sub: adminId, aud: ['sdk', ADMIN_TOKEN_AUDIENCE], exp }, secret)),
+    ).toBeNull();
+    expect(sessions.identify(signJwt({ sub: adminId, iss: ADMIN_TOKEN_ISSUER, exp }, secret))).toBeNull();
+    // Other issuers and audiences are the host backend's business.
+    expect(sessions.identify(signJwt({ sub: 'u1', iss: 'host', aud: 'sdk', exp }, secret))).toBe('u1');
   });
 });

@@ -46,6 +46,47 @@ describe('support devtools', () => {
     ).toBe(404);
   });
 
+  it("operator-reply: only in the caller's own conversation (403 for another user's, nothing sent)", async () => {
+    const { conversationId } = sent.parse(
+      (await api.post('ada', '/conversations', { text: 'mine alone' })).json,
+    );
+    const partsOfAda = () => sandbox().state.conversations.get(conversationId)?.parts.length;
+    // The opening message is the conversation's source; replies are its parts.
+    const partsBefore = partsOfAda();
+    expect(partsBefore).toBeTypeOf('number');
+    const operatorReplies = () =>
+      sandbox().operator.deliveries.filter((d) => d.topic === 'conversation.admin.replied').length;
+    const refuse = async () => {
+      const repliesBefore = operatorReplies();
+      const refused = await api.post('bea', '/devtools/operator-reply', {
+        conversationId,
+        text: 'not yours',
+      });
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(refused.json).toMatchObject({ status: 403, code: 'forbidden' });
+      expect(operatorReplies()).toBe(repliesBefore);
+    };
+    // bea has no contact yet, then one of her own: neither makes ada's conversation hers.
+    await refuse();
+    expect((await api.post('bea', '/conversations', { text: 'me too' })).status).toBe(201);
+    await refuse();
+    expect(partsOfAda()).toBe(partsBefore);
+    const thread = (await api.get('ada', `/conversations/${conversationId}`)).json as { messages: unknown[] };
+    expect(thread.messages).toHaveLength(1);
+    // Unknown stays 404, and the owner still gets the reply.
+    const unknown = await api.post('bea', '/devtools/operator-reply', {
+      conversationId: '9999999',
+      text: 'x',
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toMatchObject({ code: 'not_found' });
+    expect(
+      (await api.post('ada', '/devtools/operator-reply', { conversationId, text: 'yours' })).status,
+    ).toBe(202);
+    expect(partsOfAda()).toBe((partsBefore ?? 0) + 1);
+  });
+
   it('wipe-contact: the user starts over with no contact, read markers or devices', async () => {
     const { conversationId } = sent.parse(
       (await api.post('oto', '/conversations', { text: 'first life' })).json,

@@ -4,6 +4,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ACCOUNT_CACHE_TTL_MS } from '../../../src/auth/admin-sessions.ts';
+import { ADMIN_TOKEN_AUDIENCE, ADMIN_TOKEN_ISSUER } from '../../../src/auth/admin-tokens.ts';
 import { adminCall, createTestAdmin, loginToken, postLogin, type TestAdmin } from '../../support/admin.ts';
 import { startApp, TEST_SECRETS, useRunningApp } from '../../support/app.ts';
 import { nowSeconds, sessionToken, signJwt } from '../../support/jwt.ts';
@@ -205,7 +206,15 @@ describe('login lockout per client IP', () => {
 
 describe('admin session tokens', () => {
   const me = (token: string | null) => adminCall(url(), token, 'GET', '/admin/me');
-  const claims = () => ({ sub: owner.id, sv: 1, aud: 'admin-session', exp: nowSeconds() + 600 });
+  const claims = () => ({
+    sub: owner.id,
+    sv: 1,
+    iss: ADMIN_TOKEN_ISSUER,
+    aud: ADMIN_TOKEN_AUDIENCE,
+    exp: nowSeconds() + 600,
+  });
+  const admin = (extra: Record<string, unknown>) =>
+    signJwt({ ...claims(), ...extra }, TEST_SECRETS.ADMIN_SESSION_SECRET);
 
   // Built inside the test: the owner exists only once the suite has started.
   const refused: [string, () => string | null][] = [
@@ -218,7 +227,11 @@ describe('admin session tokens', () => {
       'an expired token',
       () => signJwt({ ...claims(), exp: nowSeconds() - 60 }, TEST_SECRETS.ADMIN_SESSION_SECRET),
     ],
-    ['another audience', () => signJwt({ ...claims(), aud: 'client' }, TEST_SECRETS.ADMIN_SESSION_SECRET)],
+    ['another audience', () => admin({ aud: 'client' })],
+    ['no audience', () => admin({ aud: undefined })],
+    ['another issuer', () => admin({ iss: 'host-backend' })],
+    ['no issuer', () => admin({ iss: undefined })],
+    ['neither issuer nor audience', () => admin({ iss: undefined, aud: undefined })],
     ['no session version', () => signJwt({ ...claims(), sv: undefined }, TEST_SECRETS.ADMIN_SESSION_SECRET)],
     ['a wrong session version', () => signJwt({ ...claims(), sv: 2 }, TEST_SECRETS.ADMIN_SESSION_SECRET)],
   ];
@@ -226,11 +239,50 @@ describe('admin session tokens', () => {
   it.each(refused)('refuses %s with 401 unauthenticated', async (_name, token) => {
     const answer = await me(token());
     expect(answer.status).toBe(401);
-    expect(answer.body).toMatchObject({ code: 'unauthenticated' });
+    expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(answer.body).toMatchObject({ status: 401, code: 'unauthenticated' });
   });
 
   it('accepts a token forged with the right secret and claims (the check above is not vacuous)', async () => {
     expect((await me(signJwt(claims(), TEST_SECRETS.ADMIN_SESSION_SECRET))).status).toBe(200);
+  });
+
+  it('signs its own tokens with the issuer and the audience', async () => {
+    const token = await loginToken(url(), owner);
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as {
+      iss?: unknown;
+      aud?: unknown;
+    };
+    expect(payload).toMatchObject({ iss: ADMIN_TOKEN_ISSUER, aud: ADMIN_TOKEN_AUDIENCE });
+  });
+
+  it('and client session tokens never stand in for each other, even when both secrets are the same', async () => {
+    // Production refuses equal secrets; development allows them, so only the claims keep the two apart.
+    const shared = await startApp({
+      db: used.db,
+      env: { ADMIN_SESSION_SECRET: TEST_SECRETS.JWT_SECRET },
+    });
+    try {
+      const settings = (token: string) => adminCall(shared.url, token, 'GET', '/api/settings/notifications');
+      const adminToken = await loginToken(shared.url, owner);
+      const clientToken = sessionToken(TEST_SECRETS.JWT_SECRET, owner.id);
+      // Each works where it belongs (so the refusals below are not vacuous) …
+      expect((await adminCall(shared.url, adminToken, 'GET', '/admin/me')).status).toBe(200);
+      expect((await settings(clientToken)).status).toBe(200);
+      // … and nowhere else.
+      const asClient = await settings(adminToken);
+      expect(asClient.status).toBe(401);
+      expect(asClient.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      const asAdmin = await adminCall(shared.url, clientToken, 'GET', '/admin/me');
+      expect(asAdmin.status).toBe(401);
+      expect(asAdmin.body).toMatchObject({ code: 'unauthenticated' });
+      // A client token given admin claims but no admin issuer or audience is refused too.
+      const lookalike = signJwt({ ...claims(), iss: undefined, aud: undefined }, TEST_SECRETS.JWT_SECRET);
+      expect((await adminCall(shared.url, lookalike, 'GET', '/admin/me')).status).toBe(401);
+      expect((await settings(lookalike)).status).toBe(200);
+    } finally {
+      await shared.close();
+    }
   });
 
   it('refuses a tampered token', async () => {
