@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { OneLinePerRequest } from './logger.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { clientAuthPlugin } from './plugins/auth.ts';
 import { clientIpPlugin } from './plugins/client-ip.ts';
 import { corsPlugin } from './plugins/cors.ts';
-import { errorsPlugin } from './plugins/errors.ts';
+import { answerClientError, answerFrameworkError, errorsPlugin } from './plugins/errors.ts';
 import { idempotencyPlugin } from './plugins/idempotency.ts';
 import { metricsPlugin } from './plugins/metrics.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
@@ -17,6 +17,7 @@ import { publicFilesRoutes } from './routes/files.ts';
 import { healthRoutes } from './routes/health.ts';
 import { supportWebhookRoutes } from './routes/webhooks/support.ts';
 import type { HttpServices } from './services.ts';
+import { validatorCompilerWithTextRule } from './validation.ts';
 
 /** JSON bodies are small; uploads get their own, larger limit on their own routes. */
 const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -42,15 +43,28 @@ export async function buildApp(services: HttpServices, options: AppOptions = {})
       return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
     },
     return503OnClosing: true,
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     logController: new OneLinePerRequest(),
     childLoggerFactory: (_logger, bindings, childOptions) =>
       lazyRequestLogger(logger, bindings, childOptions),
   }).withTypeProvider<ZodTypeProvider>();
 
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(validatorCompilerWithTextRule);
   app.setSerializerCompiler(serializerCompiler);
   // The API speaks JSON; a text body is a client mistake worth a clear 415, not a confusing 400.
   app.removeContentTypeParser('text/plain');
+  // An empty body sent with a JSON content type is no body (some HTTP clients always set the type): a
+  // route without a body takes it, a route that needs one refuses it as a missing field.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') {
+      done(null, undefined);
+      return;
+    }
+    void parseJson(request, body.toString(), done);
+  });
   app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);
     done(null, payload);

@@ -1,6 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { blockText } from '../lib/text-rules.ts';
+import { lastFilePart } from './multipart-form.ts';
 import { HttpProblem } from './problem.ts';
 
 /** Reads a new comment: `text`, and an optional `image` whose bytes the callback consumes as they come. */
@@ -17,11 +19,7 @@ const invalid = (message: string) =>
  * is handed on while the form streams: its bytes are read by whoever stores it, never buffered here.
  */
 export function commentBodyReader(maxLength: number): CommentBodyReader {
-  const textSchema = z
-    .string()
-    .trim()
-    .min(1, 'must not be empty')
-    .max(maxLength, `must be at most ${maxLength} characters`);
+  const textSchema = blockText({ max: maxLength });
   // Built once: zod compiles a schema on first use, which per request would cost more than the check.
   const jsonSchema = z.strictObject({ text: textSchema });
   const issues = (error: z.ZodError) => error.issues.map((i) => i.message).join('; ');
@@ -33,7 +31,9 @@ export function commentBodyReader(maxLength: number): CommentBodyReader {
       return post(parsed.data.text);
     }
     let text: string | undefined;
-    for await (const part of request.parts()) {
+    const parts = request.parts();
+    for (let next = await parts.next(); next.done !== true; next = await parts.next()) {
+      const part = next.value;
       if (part.type === 'field' && part.fieldname === 'text' && text === undefined) {
         const parsed = textSchema.safeParse(part.value);
         if (!parsed.success) throw invalid(issues(parsed.error));
@@ -41,7 +41,8 @@ export function commentBodyReader(maxLength: number): CommentBodyReader {
         continue;
       }
       if (part.type === 'file' && part.fieldname === 'image' && text !== undefined) {
-        return post(text, part.file);
+        // Anything after the image refuses the whole comment, image included.
+        return post(text, lastFilePart(part.file, parts));
       }
       throw invalid('Send the field `text` first, then at most one file field `image`.');
     }

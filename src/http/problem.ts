@@ -26,12 +26,15 @@ const titles: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   409: 'Conflict',
   413: 'Content Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   416: 'Range Not Satisfiable',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
@@ -60,13 +63,21 @@ export class HttpProblem extends Error {
   readonly code: string;
   readonly detail: string | undefined;
   readonly headers: Readonly<Record<string, string>>;
-  constructor(status: number, code: string, detail?: string, headers: Record<string, string> = {}) {
+  readonly errors: FieldError[] | undefined;
+  constructor(
+    status: number,
+    code: string,
+    detail?: string,
+    headers: Record<string, string> = {},
+    errors?: FieldError[],
+  ) {
     super(detail ?? code);
     this.name = 'HttpProblem';
     this.statusCode = status;
     this.code = code;
     this.detail = detail;
     this.headers = headers;
+    this.errors = errors;
   }
 }
 

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ObjectStorage } from '../../src/integrations/storage/port.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { commentsProjection } from '../../src/projections/comments.ts';
 import { moderationProjection } from '../../src/projections/moderation.ts';
 import { createPostingContextLookup } from '../../src/queries/comments.ts';
@@ -11,29 +10,14 @@ import { databaseText } from '../support/database-text.ts';
 import { eventually } from '../support/eventually.ts';
 import { type PostStep, postThrough } from '../support/posts.ts';
 import { expectRebuildEqualsLive } from '../support/rebuild.ts';
-import { localTestStorage, type TestStorage } from '../support/storage.ts';
+import { useRecordedStorage } from '../support/storage.ts';
 
-let storage: TestStorage;
-/** Every key the app began to write, kept or not. */
-const writes: string[] = [];
 // Its own storage, created before the app, so a test can see what was written.
-beforeAll(async () => {
-  storage = await localTestStorage();
-});
-afterAll(async () => {
-  await storage.cleanup();
-});
+const recorded = useRecordedStorage();
 const used = useRunningApp({
   env: { POLL_COMMENTS_MS: '5000' },
-  get storage(): ObjectStorage {
-    const real = storage.storage;
-    return {
-      ...real,
-      put: (key, body, options) => {
-        writes.push(key);
-        return real.put(key, body, options);
-      },
-    };
+  get storage() {
+    return recorded.storage;
   },
 });
 const url = () => used.running.url;
@@ -325,9 +309,9 @@ describe('moderation from the client and bans', () => {
       return fetch(commentsUrl(postId), { method: 'POST', headers: userHeaders(userId), body: form });
     };
     const pictures = async () =>
-      (await storage.keys()).filter((key) => key.startsWith(`comments/${channelId}/`));
+      (await recorded.keys()).filter((key) => key.startsWith(`comments/${channelId}/`));
     const before = await pictures();
-    const written = writes.length;
+    const written = recorded.writes.length;
 
     const banned = await withPicture(open, 'banned-with-picture');
     expect(banned.status).toBe(403);
@@ -336,11 +320,11 @@ describe('moderation from the client and bans', () => {
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ code: 'comments_closed' });
     // Not written and then removed: never written at all.
-    expect(writes.slice(written)).toEqual([]);
+    expect(recorded.writes.slice(written)).toEqual([]);
     expect(await pictures()).toEqual(before);
 
     expect((await withPicture(open, 'picture-on-open')).status).toBe(201);
-    expect(writes.slice(written)).toEqual([expect.stringMatching(`^comments/${channelId}/`)]);
+    expect(recorded.writes.slice(written)).toEqual([expect.stringMatching(`^comments/${channelId}/`)]);
     expect((await pictures()).length).toBe(before.length + 1);
   });
 });

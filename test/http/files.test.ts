@@ -5,10 +5,13 @@ import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { fileLinkToken } from '../../src/files/signed-urls.ts';
-import { bearer, TEST_SECRETS, type RunningApp, startApp } from '../support/app.ts';
+import { BOMB_SIZE, IMAGE_KINDS, type ImageKind, MIME_OF, imageOf, png } from '../files/images.ts';
+import { adminCall, createTestAdmin, loginToken } from '../support/admin.ts';
+import { bearer, TEST_SECRETS, type RunningApp, startApp, useRunningApp } from '../support/app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { sessionToken } from '../support/jwt.ts';
-import { type TestStorage, testStorages } from '../support/storage.ts';
+import { postThrough } from '../support/posts.ts';
+import { recordingWrites, type TestStorage, testStorages, useRecordedStorage } from '../support/storage.ts';
 
 /** The PNG with an ancillary private chunk (`prVt`) before IEND, so that it is `size` bytes long. */
 function pngOfSize(png: Buffer, size: number): Buffer {
@@ -24,8 +27,17 @@ function pngOfSize(png: Buffer, size: number): Buffer {
 
 const fixture = (name: string) => readFile(new URL(`../fixtures/files/${name}`, import.meta.url));
 const MIB = 1024 * 1024;
-// Small caps, so "one byte over" stays cheap: images 1 MiB, other files 2 MiB, video 3 MiB.
-const env = { MAX_IMAGE_MB: '1', MAX_FILE_MB: '2', MAX_VIDEO_MB: '3' };
+// Small caps, so "one byte over" stays cheap: images 1 MiB, other files 2 MiB, video 3 MiB. Images
+// at most 64 × 64 pixels (the samples are 16 × 16), so "one pixel over" stays tiny.
+const PIXEL_CAP = 64 * 64;
+const env = {
+  MAX_IMAGE_MB: '1',
+  MAX_FILE_MB: '2',
+  MAX_VIDEO_MB: '3',
+  MAX_IMAGE_PIXELS: String(PIXEL_CAP),
+};
+/** 4097 pixels: one over the cap. */
+const ONE_OVER = [17, 241] as const;
 const alice = bearer(sessionToken(TEST_SECRETS.JWT_SECRET, 'alice'));
 const bob = bearer(sessionToken(TEST_SECRETS.JWT_SECRET, 'bob'));
 
@@ -40,10 +52,11 @@ describe.each(testStorages())('files on %s storage', (_kind, makeStorage) => {
   let db: TestDatabase;
   let storage: TestStorage;
   let running: RunningApp;
+  const writes: string[] = [];
   beforeAll(async () => {
     db = await createTestDatabase();
     storage = await makeStorage();
-    running = await startApp({ db, env, storage: storage.storage });
+    running = await startApp({ db, env, storage: recordingWrites(storage.storage, writes) });
   });
   afterAll(async () => {
     await running.close();
@@ -142,6 +155,51 @@ describe.each(testStorages())('files on %s storage', (_kind, makeStorage) => {
     expect(answer.body).toMatchObject({ code: 'upload_too_large' });
     expect(await rows()).toBe(before);
     expect(await storage.keys()).toHaveLength(before);
+  });
+
+  describe('image bombs', () => {
+    /** Uploads `bytes`, which must be refused with 413 image_too_large, no row, no object, no write. */
+    const refusedForPixels = async (bytes: Uint8Array, name: string) => {
+      const before = { rows: await rows(), keys: (await storage.keys()).length, writes: writes.length };
+      const form = new FormData();
+      form.append('file', new Blob([bytes]), name);
+      const res = await fetch(`${running.url}/api/files/upload`, {
+        method: 'POST',
+        headers: alice,
+        body: form,
+      });
+      expect(res.status).toBe(413);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(await res.json()).toMatchObject({ status: 413, code: 'image_too_large' });
+      expect(await rows()).toBe(before.rows);
+      expect(await storage.keys()).toHaveLength(before.keys);
+      // Not written and then removed: never written at all.
+      expect(writes.slice(before.writes)).toEqual([]);
+    };
+
+    it.each(IMAGE_KINDS)(
+      'refuse a %s one pixel over MAX_IMAGE_PIXELS, and a bomb of that kind, storing nothing',
+      async (kind: ImageKind) => {
+        await refusedForPixels(await imageOf(kind, ...ONE_OVER), `over.${kind}`);
+        const bomb = await imageOf(kind, ...BOMB_SIZE[kind]);
+        expect(bomb.length).toBeLessThan(64 * 1024);
+        await refusedForPixels(bomb, `bomb.${kind}`);
+      },
+    );
+
+    it('refuse a deflate bomb: a PNG of under 50 KB declaring 20000 × 20000', async () => {
+      const bomb = await png(20000, 20000);
+      expect(bomb.length).toBeLessThan(50_000);
+      await refusedForPixels(bomb, 'bomb.png');
+    });
+
+    it.each(IMAGE_KINDS)('let a %s of exactly MAX_IMAGE_PIXELS through', async (kind: ImageKind) => {
+      const bytes = await imageOf(kind, 64, 64);
+      const uploaded = await uploadOk(bytes, `square.${kind}`);
+      expect(uploaded).toMatchObject({ contentType: MIME_OF[kind], size: bytes.length });
+      const res = await download(uploaded.id);
+      expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true);
+    });
   });
 
   it('takes a text exactly at its cap', async () => {
@@ -316,5 +374,97 @@ describe.each(testStorages())('files on %s storage', (_kind, makeStorage) => {
     }
     expect(await storage.keys()).toHaveLength(keysBefore);
     expect(await rows()).toBe(before);
+  });
+});
+
+describe('the pixel cap on comment pictures and post media', () => {
+  // Its own storage, created before the app, so a test can see what was begun and what was kept.
+  const recorded = useRecordedStorage();
+  const used = useRunningApp({
+    env: { MAX_IMAGE_PIXELS: String(PIXEL_CAP) },
+    get storage() {
+      return recorded.storage;
+    },
+  });
+  const url = () => used.running.url;
+  let admin = '';
+  let channelId = '';
+  beforeAll(async () => {
+    admin = await loginToken(url(), await createTestAdmin(used.db.pool, 'owner'));
+    const made = await adminCall(url(), admin, 'POST', '/admin/channels', { title: 'Pictures' });
+    channelId = (made.body as { id: string }).id;
+  });
+
+  const events = () =>
+    used.db.pool.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM events`);
+  /** What a refusal must leave as it was: the event log, the stored objects, the writes begun. */
+  const snapshot = async () => ({
+    events: await events(),
+    keys: (await recorded.keys()).length,
+    writes: recorded.writes.length,
+  });
+  const expectUnchanged = async (before: Awaited<ReturnType<typeof snapshot>>) => {
+    expect(await events()).toBe(before.events);
+    expect(await recorded.keys()).toHaveLength(before.keys);
+    expect(recorded.writes.slice(before.writes)).toEqual([]);
+  };
+
+  const comment = async (postId: string, userId: string, image: Uint8Array) => {
+    const form = new FormData();
+    form.append('text', 'Look at this');
+    form.append('image', new Blob([image]), 'picture');
+    const res = await fetch(`${url()}/api/channel/${channelId}/posts/${postId}/comments`, {
+      method: 'POST',
+      headers: bearer(sessionToken(TEST_SECRETS.JWT_SECRET, userId)),
+      body: form,
+    });
+    return { res, body: (await res.json()) as Record<string, unknown> };
+  };
+  const attach = (postId: string, bytes: Uint8Array) => {
+    const form = new FormData();
+    form.append('file', new Blob([bytes]), 'media');
+    return adminCall(url(), admin, 'POST', `/admin/posts/${postId}/attachments`, form);
+  };
+
+  it.each(IMAGE_KINDS)(
+    'a comment picture: a %s one pixel over is 413 image_too_large, no comment and nothing stored',
+    async (kind: ImageKind) => {
+      const postId = await postThrough(url(), admin, channelId, ['publish']);
+      const before = await snapshot();
+      const { res, body } = await comment(postId, `pixels-${kind}`, await imageOf(kind, ...ONE_OVER));
+      expect(res.status).toBe(413);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(body).toMatchObject({ status: 413, code: 'image_too_large' });
+      await expectUnchanged(before);
+    },
+  );
+
+  it('a comment picture of exactly MAX_IMAGE_PIXELS is posted with its size', async () => {
+    const postId = await postThrough(url(), admin, channelId, ['publish']);
+    const { res, body } = await comment(postId, 'pixels-ok', await imageOf('webp', 64, 64));
+    expect(res.status).toBe(201);
+    expect(body['image']).toMatchObject({ width: 64, height: 64 });
+  });
+
+  it.each(IMAGE_KINDS)(
+    'post media: a %s bomb is 413 image_too_large, not attached and nothing stored',
+    async (kind: ImageKind) => {
+      const postId = await postThrough(url(), admin, channelId, []);
+      const before = await snapshot();
+      const answer = await attach(postId, await imageOf(kind, ...BOMB_SIZE[kind]));
+      expect(answer.status).toBe(413);
+      expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(answer.body).toMatchObject({ status: 413, code: 'image_too_large' });
+      await expectUnchanged(before);
+    },
+  );
+
+  it('post media of exactly MAX_IMAGE_PIXELS is attached with its size', async () => {
+    const postId = await postThrough(url(), admin, channelId, []);
+    const answer = await attach(postId, await imageOf('bmp', 64, 64));
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect((answer.body as { attachments: unknown[] }).attachments).toEqual([
+      expect.objectContaining({ kind: 'image', contentType: 'image/bmp', width: 64, height: 64 }),
+    ]);
   });
 });

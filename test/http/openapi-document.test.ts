@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { useRunningApp } from '../support/app.ts';
 
 /**
@@ -17,5 +18,40 @@ describe.each([
     expect(res.status).toBe(200);
     const pretty = `${JSON.stringify(await res.json(), null, 2)}\n`;
     await expect(pretty).toMatchFileSnapshot(`./__snapshots__/${name}`);
+  });
+});
+
+describe('the rich-text tree in the OpenAPI document', () => {
+  const used = useRunningApp();
+
+  it('is a recursive component that messages and ticket parts refer to', async () => {
+    const document = z
+      .object({ components: z.object({ schemas: z.record(z.string(), z.unknown()) }) })
+      .parse(await (await fetch(`${used.running.url}/openapi.json`)).json());
+    const { schemas } = document.components;
+    const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+    expect(schemas['SupportMessage']).toMatchObject({
+      properties: { content: ref('RichText') },
+      required: expect.arrayContaining(['body', 'content']) as unknown,
+    });
+    expect(schemas['SupportTicket']).toMatchObject({
+      properties: {
+        parts: { items: { properties: { content: { anyOf: [ref('RichText'), { type: 'null' }] } } } },
+      },
+    });
+    expect(schemas['RichText']).toEqual({ type: 'array', items: ref('RichTextBlock') });
+    expect(schemas['RichTextBlock']).toEqual({
+      oneOf: ['Paragraph', 'Heading', 'List', 'Code', 'Quote', 'Image'].map((kind) => ref(`RichText${kind}`)),
+    });
+    // Lists and quotes hold blocks again: the recursion is a $ref back to the block, not an inlined copy.
+    expect(schemas['RichTextQuote']).toMatchObject({
+      properties: { children: { type: 'array', items: ref('RichTextBlock') } },
+    });
+    expect(schemas['RichTextListItem']).toMatchObject({
+      properties: { children: { type: 'array', items: ref('RichTextBlock') } },
+    });
+    expect(schemas['RichTextInline']).toEqual({
+      oneOf: [ref('RichTextText'), ref('RichTextLink'), ref('RichTextBreak')],
+    });
   });
 });

@@ -201,6 +201,42 @@ describe('POST /webhooks/support: the signature', () => {
     expect(await storedIds()).toEqual([]);
   });
 
+  it.each([
+    [
+      'a NUL in a part body',
+      'hello from the operator',
+      'hello\u0000 secret operator text',
+      'body.data.item.conversation_parts.conversation_parts.0.body',
+    ],
+    [
+      'a lone surrogate in a part body',
+      'hello from the operator',
+      'secret operator text \ud800',
+      'body.data.item.conversation_parts.conversation_parts.0.body',
+    ],
+    ['a NUL in the item id', '"id":"123"', '"id":"12\\u00003"', 'body.data.item.id'],
+  ])(
+    'signed, but with %s: 400 naming the field, nothing stored, only the id logged',
+    async (_name, from, to, path) => {
+      const id = `notif_text_${String(Math.random()).slice(2)}`;
+      const original = notification(id);
+      const text = from.startsWith('"')
+        ? original.replace(from, to)
+        : JSON.stringify(JSON.parse(original, (key, value: unknown) => (value === from ? to : value)));
+      expect(text).not.toBe(original);
+      const before = logLines.length;
+      const res = await post(app.url, text, signWebhook(text, SECRET));
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(await res.json()).toMatchObject({ code: 'validation_failed', errors: [{ path }] });
+      expect(await storedIds()).toEqual([]);
+      const logged = logLines.slice(before).join('\n');
+      expect(logged).toContain(id);
+      expect(logged).not.toContain('secret operator text');
+      expect(logged).not.toContain('c-1');
+    },
+  );
+
   it('accepts a body larger than the app-wide 1 MiB limit, up to 2 MiB', async () => {
     const large = JSON.stringify({
       ...(JSON.parse(notification('notif_large')) as object),

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll } from 'vitest';
 import { localStorage } from '../../src/integrations/storage/local.ts';
 import type { ObjectStorage } from '../../src/integrations/storage/port.ts';
 import { s3Storage } from '../../src/integrations/storage/s3.ts';
@@ -66,4 +67,50 @@ export function testStorages(): [string, () => Promise<TestStorage>][] {
     ['local', localTestStorage],
     ['S3', s3TestStorage],
   ];
+}
+
+/** The storage, recording every key a write was begun for, kept or not. */
+export function recordingWrites(storage: ObjectStorage, writes: string[]): ObjectStorage {
+  return {
+    ...storage,
+    put: (key, body, options) => {
+      writes.push(key);
+      return storage.put(key, body, options);
+    },
+  };
+}
+
+export interface RecordedStorage {
+  /** Give this to the app: the suite's storage, recording each write begun. */
+  readonly storage: ObjectStorage;
+  /** Every key a write was begun for, in order. */
+  readonly writes: readonly string[];
+  /** Every key stored right now. */
+  keys(): Promise<string[]>;
+}
+
+/**
+ * A local storage of the suite's own, created before the app (call this before `useRunningApp`) and
+ * removed after, so a test can see which writes were begun and which objects were kept.
+ */
+export function useRecordedStorage(): RecordedStorage {
+  let storage: TestStorage | undefined;
+  const writes: string[] = [];
+  beforeAll(async () => {
+    storage = await localTestStorage();
+  });
+  afterAll(async () => {
+    await storage?.cleanup();
+  });
+  const current = (): TestStorage => {
+    if (!storage) throw new Error('the storage is only there inside hooks and tests');
+    return storage;
+  };
+  return {
+    get storage() {
+      return recordingWrites(current().storage, writes);
+    },
+    writes,
+    keys: () => current().keys(),
+  };
 }

@@ -1,4 +1,6 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { PasswordPolicyError } from '../../auth/admin-accounts.ts';
 import { ConcurrencyExhaustedError } from '../../commands/handler.ts';
@@ -29,8 +31,13 @@ const domainStatus: Record<DomainError['kind'], number> = {
   not_found: 404,
 };
 
+// @fastify/busboy reports a form that is not what its header says (no boundary, another boundary, cut
+// short) as plain Errors, wherever the form is being read: the route, or the upload streaming to storage.
+const MALFORMED_MULTIPART =
+  /^(Multipart: Boundary not found|Boundary required|Unexpected end of multipart data|\w+ terminated early due to unexpected end of multipart data)$/;
+
 function toProblem(error: FastifyError): Problem {
-  if (error instanceof HttpProblem) return problem(error.statusCode, error.code, error.detail);
+  if (error instanceof HttpProblem) return problem(error.statusCode, error.code, error.detail, error.errors);
   if (error instanceof DomainError) {
     return problem(domainStatus[error.kind], error.code, error.message, undefined, error.extensions);
   }
@@ -69,11 +76,55 @@ function toProblem(error: FastifyError): Problem {
     default:
       break;
   }
+  if (MALFORMED_MULTIPART.test(error.message)) {
+    return problem(400, 'bad_request', 'The multipart body is malformed or cut short.');
+  }
   if (error.statusCode === 429) return problem(429, 'rate_limited', 'Too many requests; retry later.');
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
     return problem(error.statusCode, 'bad_request', undefined);
   }
   return problem(500, 'internal_error');
+}
+
+/**
+ * Fastify's router errors, raised before any route (and so before the error handler) runs: a path that
+ * does not decode, or a parameter longer than the router takes. Given as the `frameworkErrors` option.
+ */
+export function answerFrameworkError(
+  error: FastifyError,
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const body =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? problem(414, 'bad_request', 'A path segment is longer than this service accepts.')
+      : error.code === 'FST_ERR_BAD_URL'
+        ? problem(400, 'bad_request', 'The path is not valid percent-encoded UTF-8.')
+        : problem(500, 'internal_error');
+  void reply.code(body.status).type('application/problem+json').send(body);
+}
+
+/**
+ * Errors Node's HTTP parser meets before there is a request (headers too large, a malformed request
+ * line, a client too slow): answered as a problem on the raw socket, then the socket is closed, as Node
+ * itself would. Given as the `clientErrorHandler` option.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, detail] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'bad_request', 'The request headers are larger than this service accepts.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'bad_request', 'The request took too long to arrive.']
+        : [400, 'bad_request', 'The request is not valid HTTP.'];
+  const body = JSON.stringify(problem(status, code, detail));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\n` +
+        `Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 export const errorsPlugin = fp(

@@ -7,9 +7,10 @@ import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
 import { problemSchema } from '../../problem.ts';
 import { adminSchema, adminView } from '../../views/admin/admins.ts';
 import { adminErrors, adminSecurity, idParams, label } from './conventions.ts';
+import { secretText } from '../../../lib/text-rules.ts';
 
 const email = z.email().max(254);
-const password = z.string().min(1).max(1024);
+const password = secretText({ max: 1024 });
 
 const createBody = z
   .strictObject({ email, name: label(100), role: roleSchema, password })

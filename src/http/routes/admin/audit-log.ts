@@ -4,6 +4,7 @@ import { auditOutcomes, listAdminLogs } from '../../../auth/admin-logs.ts';
 import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
 import { problemSchema } from '../../problem.ts';
 import { adminErrors, adminSecurity } from './conventions.ts';
+import { idText } from '../../../lib/text-rules.ts';
 
 const entrySchema = z
   .object({
@@ -23,8 +24,8 @@ const entrySchema = z
 const query = z
   .object({
     adminId: z.uuid().optional(),
-    action: z.string().min(1).max(100).optional(),
-    targetId: z.string().min(1).max(200).optional(),
+    action: idText({ max: 100 }).optional(),
+    targetId: idText({ max: 200 }).optional(),
     outcome: z.enum(auditOutcomes).optional(),
     from: z.iso.datetime({ offset: true }).optional(),
     to: z.iso.datetime({ offset: true }).optional(),

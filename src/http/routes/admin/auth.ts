@@ -6,15 +6,14 @@ import { adminOf } from '../../plugins/admin-auth.ts';
 import { HttpProblem, problemSchema } from '../../problem.ts';
 import { adminSchema, adminView } from '../../views/admin/admins.ts';
 import { adminErrors, adminSecurity } from './conventions.ts';
+import { idText, secretText } from '../../../lib/text-rules.ts';
 
-// No format check on the email: every wrong login gets the same 401, whatever was wrong with it.
+// No format check on the email: every wrong login gets the same 401, whatever was wrong with it. Only
+// text that is not text at all (decision 024) is a 400.
 const loginBody = z
   .strictObject({
-    email: z.string().min(1).max(320),
-    password: z
-      .string()
-      .min(1)
-      .max(MAX_PASSWORD_LENGTH * 4),
+    email: idText({ max: 320 }),
+    password: secretText({ max: MAX_PASSWORD_LENGTH * 4 }),
   })
   .meta({ id: 'AdminLogin' });
 

@@ -13,6 +13,7 @@ import { findChannel, listChannels } from '../../../queries/channels.ts';
 import { adminCommandContext } from '../../command-context.ts';
 import { problemSchema } from '../../problem.ts';
 import { adminErrors, adminSecurity, idParams } from './conventions.ts';
+import { blockText, lineText } from '../../../lib/text-rules.ts';
 
 const channelSchema = channelSettingsSchema
   .extend({ id: z.uuid(), createdAt: z.iso.datetime(), updatedAt: z.iso.datetime() })
@@ -22,8 +23,8 @@ const DEFAULT_REACTIONS = ['👍', '❤️', '🔥', '😂', '😮', '😢'];
 const settings = channelSettingsSchema.shape;
 const createBody = z
   .strictObject({
-    title: settings.title.trim().min(1),
-    description: settings.description.default(''),
+    title: lineText({ max: 100 }),
+    description: blockText({ min: 0, max: 1000 }).default(''),
     avatarUrl: settings.avatarUrl.default(null),
     allowedReactions: settings.allowedReactions.default(DEFAULT_REACTIONS),
     commentsEnabled: settings.commentsEnabled.default(true),
@@ -34,8 +35,8 @@ const createBody = z
   .meta({ id: 'ChannelCreation' });
 const patchBody = z
   .strictObject({
-    title: settings.title.trim().min(1).optional(),
-    description: settings.description.optional(),
+    title: lineText({ max: 100 }).optional(),
+    description: blockText({ min: 0, max: 1000 }).optional(),
     avatarUrl: settings.avatarUrl.optional(),
     allowedReactions: settings.allowedReactions.optional(),
     commentsEnabled: settings.commentsEnabled.optional(),

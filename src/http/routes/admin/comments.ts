@@ -10,6 +10,7 @@ import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
 import { problemSchema } from '../../problem.ts';
 import { adminCommentSchema, adminCommentView, reportSchema } from '../../views/admin/comments.ts';
 import { adminErrors, adminSecurity, idParams } from './conventions.ts';
+import { blockText } from '../../../lib/text-rules.ts';
 
 const keyset = z.string().regex(/^[^|]+\|[0-9a-f-]{36}$/);
 const listQuery = z.object({
@@ -24,7 +25,7 @@ const reportsQuery = z.object({
   cursor: cursorParam(keyset).optional(),
   limit: limitParam,
 });
-const reasonBody = z.strictObject({ reason: z.string().trim().min(1).max(500) });
+const reasonBody = z.strictObject({ reason: blockText({ max: 500 }) });
 const tags = ['admin: moderation'];
 const security = adminSecurity;
 // The moderation log too: a moderator who acts sees the action in the history at once.

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problemSchema } from '../../problem.ts';
+import { lineText } from '../../../lib/text-rules.ts';
 
 // What every admin route has in common.
 
@@ -15,14 +16,7 @@ export const adminErrors = { 401: problemSchema, 403: problemSchema } as const;
 export const idParams = z.object({ id: z.uuid() });
 
 /** A host user's id, as the admin routes about client users take it. */
-export const userIdSchema = z.string().trim().min(1).max(256);
+export const userIdSchema = lineText({ max: 256 });
 
 /** A display name or title: trimmed, 1 to `max` characters, no control characters. */
-export const label = (max: number) =>
-  z
-    .string()
-    .trim()
-    .min(1)
-    .max(max)
-    // eslint-disable-next-line no-control-regex
-    .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
+export const label = (max: number) => lineText({ max });

@@ -9,11 +9,12 @@ import { adminOf } from '../../plugins/admin-auth.ts';
 import { HttpProblem, problemSchema } from '../../problem.ts';
 import { banSchema } from '../../views/admin/moderation.ts';
 import { adminErrors, adminSecurity, idParams, userIdSchema } from './conventions.ts';
+import { blockText } from '../../../lib/text-rules.ts';
 
 const banBody = z.strictObject({
   userId: userIdSchema,
   until: z.iso.datetime({ offset: true }).optional().describe('Absent: until lifted'),
-  reason: z.string().trim().min(1).max(500),
+  reason: blockText({ max: 500 }),
 });
 const userParams = idParams.extend({ userId: userIdSchema });
 const tags = ['admin: moderation'];

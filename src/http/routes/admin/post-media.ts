@@ -3,9 +3,11 @@ import { attachMedia, handlePostCommand, type PostCommand } from '../../../comma
 import type { Position } from '../../../events/envelope.ts';
 import type { AdminPostView } from '../../../queries/posts.ts';
 import { adminCommandContext } from '../../command-context.ts';
-import { HttpProblem, problemSchema } from '../../problem.ts';
+import { problemSchema } from '../../problem.ts';
 import { adminPostSchema } from '../../views/admin/posts.ts';
 import { type AdminApp, adminErrors, adminSecurity } from './conventions.ts';
+import { documentMultipart } from '../../multipart-docs.ts';
+import { theFilePart } from '../../multipart-form.ts';
 
 /** The post as a command left it, once the projection shows it (read-your-writes). */
 export type PostAfter = (position: Position | null, postId: string) => Promise<AdminPostView>;
@@ -23,7 +25,14 @@ export function attachMediaRoute(app: AdminApp, postAfter: PostAfter): void {
   app.post(
     '/posts/:postId/attachments',
     {
-      config: { access: 'posts.write', audit: { action: 'posts.attach', target: 'post' } },
+      config: {
+        access: 'posts.write',
+        audit: { action: 'posts.attach', target: 'post' },
+        swaggerTransform: documentMultipart({
+          fields: { file: { kind: 'file', description: 'An image, an MP4, a PDF or a text file' } },
+          required: ['file'],
+        }),
+      },
       schema: {
         tags,
         security,
@@ -36,10 +45,7 @@ export function attachMediaRoute(app: AdminApp, postAfter: PostAfter): void {
     async (request) => {
       const { postId } = request.params;
       request.audit.targetId = postId;
-      const part = await request.file();
-      if (!part || part.fieldname !== 'file') {
-        throw new HttpProblem(400, 'validation_failed', 'Send one file in the multipart field `file`.');
-      }
+      const part = await theFilePart(request);
       const { position } = await attachMedia(postMedia, postId, part.file, adminCommandContext(request));
       return postAfter(position, postId);
     },

@@ -14,11 +14,12 @@ import { adminPostSchema } from '../../views/admin/posts.ts';
 import { adminErrors, adminSecurity, idParams } from './conventions.ts';
 import { attachMediaRoute, detachMediaRoute, type PostAfter } from './post-media.ts';
 import { postStatsRoute } from './post-stats.ts';
+import { blockText, lineText } from '../../../lib/text-rules.ts';
 
 // A button keeps its id across edits when the panel sends it back, so its clicks stay counted under it.
-const buttonInput = buttonSchema.extend({ id: z.uuid().optional(), label: z.string().trim().min(1).max(40) });
+const buttonInput = buttonSchema.extend({ id: z.uuid().optional(), label: lineText({ max: 40 }) });
 const buttons = z.array(buttonInput).max(MAX_BUTTONS);
-const text = z.string().max(MAX_POST_TEXT);
+const text = blockText({ min: 0, max: MAX_POST_TEXT, trim: false });
 const withIds = (list: readonly z.infer<typeof buttonInput>[]) =>
   list.map((b) => ({ id: b.id ?? randomUUID(), label: b.label, url: b.url }));
 

@@ -11,12 +11,13 @@ import { userCommandContext } from '../../command-context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { problemSchema } from '../../problem.ts';
 import { clientErrors as errors, commentParams, sessionSecurity as security } from './conventions.ts';
+import { blockText } from '../../../lib/text-rules.ts';
 
 const reportBody = z.strictObject({
   reason: reportReasonSchema,
-  note: z.string().trim().max(500).optional(),
+  note: blockText({ min: 0, max: 500 }).optional(),
 });
-const hideBody = z.strictObject({ reason: z.string().trim().min(1).max(500).optional() }).optional();
+const hideBody = z.strictObject({ reason: blockText({ max: 500 }).optional() }).optional();
 const tags = ['comments'];
 const COMMENT_PROJECTIONS = ['comments'];
 

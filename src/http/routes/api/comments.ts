@@ -11,6 +11,7 @@ import { userOf } from '../../plugins/auth.ts';
 import { replyToTaggedPoll } from '../../poll.ts';
 import { HttpProblem, problemSchema } from '../../problem.ts';
 import { commentSchema, commentView, isTombstone, tombstoneSchema } from '../../views/api/comments.ts';
+import { documentMultipart } from '../../multipart-docs.ts';
 import {
   clientErrors as errors,
   notModified,
@@ -89,7 +90,22 @@ export const commentsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/channel/:id/posts/:postId/comments',
     {
-      config: { idempotent: true },
+      config: {
+        idempotent: true,
+        swaggerTransform: documentMultipart({
+          fields: {
+            text: { kind: 'text', description: 'Sent first', maxLength: config.COMMENT_MAX_LENGTH },
+            image: { kind: 'file', description: 'An optional image, after `text`' },
+          },
+          required: ['text'],
+          json: {
+            type: 'object',
+            properties: { text: { type: 'string', minLength: 1, maxLength: config.COMMENT_MAX_LENGTH } },
+            required: ['text'],
+            additionalProperties: false,
+          },
+        }),
+      },
       schema: {
         tags,
         security,

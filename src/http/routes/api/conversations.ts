@@ -6,6 +6,7 @@ import { userOf } from '../../plugins/auth.ts';
 import { replyToProviderPoll, replyToProviderRecord } from '../../poll-freshness.ts';
 import { notModified, pollHeaders, sessionSecurity } from './conventions.ts';
 import { providerId, supportErrors, supportTags } from './support-schemas.ts';
+import { blockText, idText } from '../../../lib/text-rules.ts';
 
 const params = z.object({ id: providerId });
 const tags = supportTags;
@@ -15,9 +16,9 @@ const errors = supportErrors;
 const newMessage = z
   .strictObject({
     conversationId: providerId.optional(),
-    text: z.string().trim().min(1).max(10_000),
+    text: blockText({ max: 10_000 }),
     attachmentIds: z.array(z.uuid()).max(10).optional(),
-    reasonId: z.string().min(1).max(100).optional(),
+    reasonId: idText({ max: 100 }).optional(),
   })
   .refine((body) => body.conversationId === undefined || body.reasonId === undefined, {
     message: 'a reason is given when opening a request, not in a reply',

@@ -6,6 +6,7 @@ import { userCommandContext } from '../../command-context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { problemSchema } from '../../problem.ts';
 import { idempotencyKeyHeader as idempotencyKey, sessionSecurity as security } from './conventions.ts';
+import { idText } from '../../../lib/text-rules.ts';
 
 // An FCM registration token is a long opaque string; a messenger chat id is an integer.
 const mobileToken = z.string().regex(/^[\x21-\x7e]{1,4096}$/, 'must be 1-4096 visible ASCII characters');
@@ -17,9 +18,7 @@ const registerBody = z
     z.strictObject({ platform: z.literal('tma'), token: chatId }),
   ])
   .meta({ id: 'DeviceRegistration' });
-const unregisterBody = z
-  .strictObject({ token: z.string().min(1).max(4096) })
-  .meta({ id: 'DeviceUnregistration' });
+const unregisterBody = z.strictObject({ token: idText({ max: 4096 }) }).meta({ id: 'DeviceUnregistration' });
 
 const errors = {
   400: problemSchema,

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { conversationFor } from '../../../chat/conversations.ts';
 import { wipeContact } from '../../../chat/wipe-contact.ts';
 import { unregisterEveryDevice } from '../../../commands/devices.ts';
 import { emptyAllTables } from '../../../db/reset.ts';
@@ -9,8 +10,9 @@ import { devicesOfUser } from '../../../queries/devices.ts';
 import { userCommandContext } from '../../command-context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { limitParam } from '../../cursor.ts';
-import { HttpProblem, problemSchema } from '../../problem.ts';
+import { problemSchema } from '../../problem.ts';
 import { providerId } from './support-schemas.ts';
+import { blockText } from '../../../lib/text-rules.ts';
 
 const DEVICE_PROJECTIONS = ['devices'];
 
@@ -29,7 +31,7 @@ const pushSchema = z
 
 /** Mounted only when ENABLE_DEVTOOLS=1 outside production (see http/routes/api/index.ts). */
 export const devtoolsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { pool, store, waiter, support, config } = app.services;
+  const { pool, store, waiter, support, config, chat } = app.services;
   const devices = { store, devicesOf: (userId: string) => devicesOfUser(pool, userId) };
   app.post(
     '/devtools/wipe-contact',
@@ -61,20 +63,21 @@ export const devtoolsRoutes: FastifyPluginAsyncZod = async (app) => {
           tags: ['devtools'],
           security: [{ sessionJwt: [] }],
           summary: 'Sandbox only: a teammate replies; the reply arrives through a signed webhook',
-          body: z.strictObject({ conversationId: providerId, text: z.string().trim().min(1).max(10_000) }),
+          body: z.strictObject({ conversationId: providerId, text: blockText({ max: 10_000 }) }),
           response: {
             202: z.object({ messageId: z.string() }).meta({ id: 'OperatorReply' }),
             400: problemSchema,
             401: problemSchema,
+            403: problemSchema,
             404: problemSchema,
           },
         },
       },
       async (request, reply) => {
         const { conversationId, text } = request.body;
-        if (!sandbox.state.conversations.has(conversationId)) {
-          throw new HttpProblem(404, 'not_found', 'No such conversation in the sandbox.');
-        }
+        // The caller's own conversation only, checked like every support route (through the read cache):
+        // 404 when there is no such conversation, 403 when it is someone else's; nothing is sent then.
+        await conversationFor(chat, userOf(request), conversationId);
         const result = await sandbox.operator.reply(conversationId, { body: text });
         return reply.code(202).send({ messageId: result.id });
       },

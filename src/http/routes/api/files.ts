@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { findFile } from '../../../files/file-records.ts';
 import { storeChatAttachment } from '../../../files/chat-attachments.ts';
 import { sendFile } from '../../file-replies.ts';
+import { documentMultipart } from '../../multipart-docs.ts';
+import { theFilePart } from '../../multipart-form.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { HttpProblem, problemSchema } from '../../problem.ts';
 
@@ -24,6 +26,12 @@ export const filesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/files/upload',
     {
+      config: {
+        swaggerTransform: documentMultipart({
+          fields: { file: { kind: 'file', description: 'The file; its type is read from its bytes' } },
+          required: ['file'],
+        }),
+      },
       schema: {
         tags,
         security,
@@ -31,7 +39,8 @@ export const filesRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           'Allowed: JPEG, PNG, GIF, WEBP, BMP (up to MAX_IMAGE_MB), MP4 (MAX_VIDEO_MB), PDF and plain UTF-8 ' +
           'text (MAX_FILE_MB). Anything else is 415 upload_type_not_allowed; over the cap is 413 ' +
-          'upload_too_large, cut off as soon as the cap is passed.',
+          'upload_too_large, cut off as soon as the cap is passed; an image declaring more than ' +
+          'MAX_IMAGE_PIXELS pixels is 413 image_too_large, refused from its header before anything is stored.',
         consumes: ['multipart/form-data'],
         response: {
           201: uploadedSchema,
@@ -45,10 +54,7 @@ export const filesRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const ownerId = userOf(request);
-      const part = await request.file();
-      if (!part || part.fieldname !== 'file') {
-        throw new HttpProblem(400, 'validation_failed', 'Send one file in the multipart field `file`.');
-      }
+      const part = await theFilePart(request);
       try {
         const file = await storeChatAttachment({ pool, storage, caps }, ownerId, part);
         return await reply.code(201).send({

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { react } from '../../../commands/reactions.ts';
 import { findChannel } from '../../../queries/channels.ts';
 import { postReactions, publishedAtOf } from '../../../queries/feed.ts';
@@ -8,8 +7,9 @@ import { userOf } from '../../plugins/auth.ts';
 import { problemSchema } from '../../problem.ts';
 import { reactionsSchema } from '../../views/api/posts.ts';
 import { clientErrors as errors, postParams, sessionSecurity as security } from './conventions.ts';
+import { idText } from '../../../lib/text-rules.ts';
 
-const reactionParams = postParams.extend({ emoji: z.string().min(1).max(32) });
+const reactionParams = postParams.extend({ emoji: idText({ max: 32 }) });
 const tags = ['channel'];
 const REACTION_PROJECTIONS = ['reactions'];
 

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { notificationEventSchema, toNotificationRecord } from '../../../chat/notifications.ts';
 import { storeNotification } from '../../../chat/processed-events.ts';
+import { findTextFault } from '../../../lib/text-rules.ts';
 import { HttpProblem, problemSchema, unauthenticated } from '../../problem.ts';
 
 /** Intercom's payloads are small; this leaves room for a conversation with many parts. */
@@ -28,6 +29,11 @@ function parseJson(raw: Buffer): unknown {
     return undefined;
   }
 }
+
+const notificationIdOf = (payload: unknown): string | null =>
+  typeof payload === 'object' && payload !== null && 'id' in payload && typeof payload.id === 'string'
+    ? payload.id.slice(0, 200)
+    : null;
 
 const notAnEvent = () =>
   new HttpProblem(400, 'validation_failed', 'The body is not an Intercom notification_event.');
@@ -78,7 +84,20 @@ export const supportWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!verifyHubSignature(raw, request.headers['x-hub-signature'], clientSecret)) {
         throw unauthenticated();
       }
-      const parsed = notificationEventSchema.safeParse(parseJson(raw));
+      const payload = parseJson(raw);
+      const fault = findTextFault(payload);
+      if (fault) {
+        // Signed, so Intercom's own: a 4xx stops its retries. Nothing of the payload but its id is logged.
+        request.log.warn({ notificationId: notificationIdOf(payload) }, 'support webhook refused: not text');
+        throw new HttpProblem(
+          400,
+          'validation_failed',
+          'The notification holds a string that is not text.',
+          {},
+          [{ path: ['body', ...fault.path].join('.'), message: fault.message }],
+        );
+      }
+      const parsed = notificationEventSchema.safeParse(payload);
       if (!parsed.success) throw notAnEvent();
       const record = toNotificationRecord(parsed.data);
       const stored = await storeNotification(pool, record);
