@@ -74,12 +74,20 @@ export interface ProviderCalls {
    * changed (once a minute, whatever the number of pollers; decision 022) makes them.
    */
   readonly reconcilerSearches: number;
+  /**
+   * Reads of the conversation just after a search that are not TTL refreshes: a change the reconciler
+   * found is invalidated once (its safety net for lost webhooks), and the next poll reads it again. Their
+   * number follows the changes found, not the pollers.
+   */
+  readonly reconcilerReads: number;
   readonly byKind: readonly [string, number][];
 }
 
 // A stamp can be late by the interval and the event loop's lag; the entry expires a TTL after its
 // load finished, so a refresh comes a TTL or more after the call before it.
 const STAMP_SLACK_MS = 500;
+// The reconciler invalidates as soon as its search answers, and pollers read again within milliseconds.
+const RECONCILER_READ_WINDOW_MS = 1_000;
 
 /** The calls of the window (`from`, `to`], the polled conversation's reads told apart. */
 export function providerCalls(
@@ -93,17 +101,25 @@ export function providerCalls(
   const isRead = (c: TimedCall) => c.method === 'GET' && c.path === path;
   const window = log.between(from, to);
   const reads = log.calls.filter(isRead);
-  const ttlRefreshes = reads.filter((read, i) => {
-    const before = reads[i - 1];
-    return (
-      read.at > from && read.at <= to && before !== undefined && read.at - before.at >= ttlMs - STAMP_SLACK_MS
-    );
-  }).length;
+  const isTtlRefresh = (read: TimedCall, before: TimedCall | undefined) =>
+    before !== undefined && read.at - before.at >= ttlMs - STAMP_SLACK_MS;
+  const ttlRefreshes = reads.filter(
+    (read, i) => read.at > from && read.at <= to && isTtlRefresh(read, reads[i - 1]),
+  ).length;
+  const searches = window.filter((c) => c.method === 'POST' && c.path.endsWith('/search'));
+  const reconcilerReads = reads.filter(
+    (read, i) =>
+      read.at > from &&
+      read.at <= to &&
+      !isTtlRefresh(read, reads[i - 1]) &&
+      searches.some((search) => read.at >= search.at && read.at - search.at <= RECONCILER_READ_WINDOW_MS),
+  ).length;
   return {
     total: window.length,
     conversationReads: window.filter(isRead).length,
     ttlRefreshes,
-    reconcilerSearches: window.filter((c) => c.method === 'POST' && c.path.endsWith('/search')).length,
+    reconcilerSearches: searches.length,
+    reconcilerReads,
     byKind: byKind(window),
   };
 }
