@@ -30,7 +30,7 @@ export interface PollPaceOptions {
 }
 
 /** The factors, one step per overloaded sample up, one step per calm stretch down. */
-const FACTORS = [1, 2, 4, 8] as const;
+export const PACE_FACTORS = [1, 2, 4, 8] as const;
 
 /** What one sample saw. */
 export interface PaceReading {
@@ -73,7 +73,7 @@ export function nextPace(state: PaceState, reading: PaceReading, rules: PaceRule
   const queued = reading.waiting > reading.poolSize ? state.queued + 1 : 0;
   const overloaded =
     reading.lateMs > rules.lagMs || reading.busy >= rules.busyShare || queued >= rules.queuedSamples;
-  if (overloaded) return { step: Math.min(state.step + 1, FACTORS.length - 1), calm: 0, queued };
+  if (overloaded) return { step: Math.min(state.step + 1, PACE_FACTORS.length - 1), calm: 0, queued };
   if (state.step > 0 && state.calm + 1 >= rules.calmSamples) return { step: state.step - 1, calm: 0, queued };
   return { step: state.step, calm: state.step > 0 ? state.calm + 1 : 0, queued };
 }
@@ -104,7 +104,7 @@ export function startPollPace(options: PollPaceOptions): PollPace {
     );
   }, sampleMs);
   timer.unref();
-  const factor = () => FACTORS[state.step] ?? 1;
+  const factor = () => PACE_FACTORS[state.step] ?? 1;
   return {
     interval: (baseMs) => baseMs * factor(),
     factor,

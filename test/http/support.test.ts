@@ -8,6 +8,7 @@ import { bearer, TEST_SECRETS, useRunningApp } from '../support/app.ts';
 import { clientApi, requireSandbox, sandboxCalls } from '../support/chat.ts';
 import { eventually } from '../support/eventually.ts';
 import { sessionToken } from '../support/jwt.ts';
+import { expectPollInterval } from '../support/poll-interval.ts';
 
 const service = useRunningApp({ env: { POLL_CHAT_MS: '4000' } });
 const api = clientApi(() => service.running.url);
@@ -102,7 +103,7 @@ describe('support chat over HTTP, against the Intercom sandbox', () => {
     expect(sentOf.parse(reply.json)).toMatchObject({ conversationId, created: false });
 
     const first = await api.get('bea', `/conversations/${conversationId}`);
-    expect(first.headers.get('x-poll-interval')).toBe('4000');
+    expectPollInterval(first.headers.get('x-poll-interval'), 4000);
     const etag = first.headers.get('etag') ?? '';
     expect((await api.get('bea', `/conversations/${conversationId}`, { 'if-none-match': etag })).status).toBe(
       304,
