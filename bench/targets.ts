@@ -14,6 +14,7 @@ import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
 import { mintSessionToken } from '../src/dev/token.ts';
 import { type EventSourcing, startEventSourcing } from '../src/wiring/event-sourcing.ts';
 import { assembleApp } from '../src/wiring/app.ts';
+import { startPush } from '../src/wiring/push.ts';
 import { startSupport, type SupportServices } from '../src/wiring/support.ts';
 import { localStorage } from '../src/integrations/storage/local.ts';
 import type { ObjectStorage } from '../src/integrations/storage/port.ts';
@@ -134,7 +135,16 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
   await updateNotificationSettings(pool, BENCH_USER_ID, SEEDED);
 
   const storage = options.storage ?? localStorage(await temporaryDirectory('svc-bench-uploads-', teardown));
-  const eventSourcing = await startEventSourcing({ config, databaseUrl: url, pool, logger });
+  const push = await startPush({ config, pool, databaseUrl: url, logger });
+  const eventSourcing = await startEventSourcing({
+    config,
+    databaseUrl: url,
+    pool,
+    logger,
+    processorPorts: { broadcast: (...post) => push.broadcaster.broadcast(...post) },
+  });
+  await push.startWorkers(eventSourcing.store);
+  teardown.add('push queue and workers', () => push.close());
   teardown.add('projections and event store', () => eventSourcing.stop());
   // The bench runs production settings, but Intercom is the sandbox here.
   const support = await startSupport({
@@ -144,6 +154,7 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
     logger,
     stamps: eventSourcing.changes,
     sandboxInProduction: true,
+    dispatcher: push.dispatcher,
   });
   teardown.add('support chat', () => support.close());
   const app = await assembleApp({
@@ -155,6 +166,7 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
     projections: eventSourcing.projectionNames,
     storage,
     support,
+    push,
     changes: eventSourcing.changes,
   });
   const base = await listen(app);

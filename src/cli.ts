@@ -3,6 +3,7 @@ import { adminsUsage, runAdminsCommand } from './cli/admins.ts';
 import { openCliDatabase } from './cli/database.ts';
 import { moderationUsage, runModerationCommand } from './cli/moderation.ts';
 import { projectionsUsage, runProjectionsCommand } from './cli/projections.ts';
+import { pushFakesUsage, runPushFakes } from './cli/push-fakes.ts';
 import { loadConfig } from './config.ts';
 import { migrate } from './db/migrate.ts';
 import { resolveSecrets } from './dev/secrets.ts';
@@ -19,6 +20,7 @@ Commands:
 ${adminsUsage}
 ${projectionsUsage}
 ${moderationUsage}
+${pushFakesUsage}
 `;
 
 async function runMigrate(): Promise<void> {
@@ -66,6 +68,9 @@ try {
       await runModerationCommand(config, createLogger(config.LOG_LEVEL), rest);
       break;
     }
+    case 'push-fakes':
+      await runPushFakes(loadConfig(), rest);
+      break;
     default:
       process.stderr.write(usage);
       process.exitCode = command === undefined || command === '--help' ? 0 : 2;

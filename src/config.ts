@@ -78,6 +78,17 @@ export const envSchema = z
         .transform((v) => v.replace(/^@/, ''))
         .optional(),
     ),
+    // Development and tests only (refused in production): the real firebase-admin and telegraf talk to
+    // loopback fakes at these addresses (`npm run cli -- push-fakes` starts both).
+    FCM_BASE_URL: optionalUrl,
+    MESSENGER_API_ROOT: optionalUrl,
+    MESSENGER_LINK_BASE: z.preprocess(unsetIfEmpty, z.url().default('https://t.me')),
+    // Telegram allows about 30 bot messages a second overall; the whole process group keeps under this.
+    MESSENGER_MESSAGES_PER_SECOND: int(1, 1_000, 25),
+    PUSH_SHOW_PREVIEW: flag,
+    // A chat or ticket push waits this long for a user seen polling (about two chat poll intervals).
+    PUSH_ONLINE_WINDOW_MS: int(0, 600_000, 8_000),
+    PUSH_WORKERS: int(1, 64, 4),
     ENABLE_DEVTOOLS: flag,
     ENABLE_DEVTOOLS_RESET_ALL: flag,
     DATA_RETENTION_DAYS: optionalInt(1, 36_500),
@@ -158,6 +169,10 @@ export function productionGuardFailures(config: Config): GuardFailure[] {
     fail('FILE_URL_SECRET', 'must differ from JWT_SECRET and ADMIN_SESSION_SECRET');
   if (config.SUPPORT_BASE_URL)
     fail('SUPPORT_BASE_URL', 'must not be set: a custom provider URL could leak the token');
+  if (config.FCM_BASE_URL)
+    fail('FCM_BASE_URL', 'must not be set: mobile pushes go to Firebase Cloud Messaging itself');
+  if (config.MESSENGER_API_ROOT)
+    fail('MESSENGER_API_ROOT', 'must not be set: a custom Bot API address could leak the bot token');
   if (!config.SUPPORT_ACCESS_TOKEN)
     fail('SUPPORT_ACCESS_TOKEN', 'must be set: production never stands the sandbox in for Intercom');
   if (!config.SUPPORT_CLIENT_SECRET)

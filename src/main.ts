@@ -12,6 +12,7 @@ import { DEMO_USER_ID, mintSessionToken } from './dev/token.ts';
 import { type EventSourcing, startEventSourcing } from './wiring/event-sourcing.ts';
 import { assembleApp } from './wiring/app.ts';
 import { startSupport, type SupportServices } from './wiring/support.ts';
+import { type PushServices, startPush } from './wiring/push.ts';
 import { type ScheduledPublisher, startScheduledPublisher } from './jobs/publish-scheduled.ts';
 import { createLogger } from './http/logger.ts';
 import { createRedis } from './integrations/redis.ts';
@@ -30,6 +31,7 @@ interface Running {
   eventSourcing?: EventSourcing;
   scheduler?: ScheduledPublisher;
   support?: SupportServices;
+  push?: PushServices;
   embedded?: EmbeddedDatabase;
 }
 
@@ -56,10 +58,11 @@ async function stopAll(running: Running, logger: Logger): Promise<boolean> {
       logger.error({ err: error }, `shutdown: ${name} failed`);
     }
   };
-  const { app, pool, redis, storage, eventSourcing, scheduler, support, embedded } = running;
+  const { app, pool, redis, storage, eventSourcing, scheduler, support, push, embedded } = running;
   if (app) await step('http server', () => app.close());
   if (support) await step('support chat', () => support.close());
   if (scheduler) await step('schedule job', () => scheduler.stop());
+  if (push) await step('push queue and workers', () => push.close());
   if (eventSourcing) await step('projections and event store', () => eventSourcing.stop());
   if (pool) await step('database pool', () => pool.end());
   if (redis) await step('redis', () => redis.quit());
@@ -147,13 +150,24 @@ async function main(): Promise<void> {
     if (config.REDIS_URL) running.redis = createRedis(config.REDIS_URL, logger);
     running.storage = createStorage(config);
     const registry = new Registry();
+    const push = await startPush({
+      config,
+      pool: running.pool,
+      databaseUrl,
+      redis: running.redis,
+      logger,
+      registry,
+    });
+    running.push = push;
     running.eventSourcing = await startEventSourcing({
       config,
       databaseUrl,
       pool: running.pool,
       logger,
       registry,
+      processorPorts: { broadcast: (...post) => push.broadcaster.broadcast(...post) },
     });
+    await push.startWorkers(running.eventSourcing.store);
     running.scheduler = startScheduledPublisher({
       pool: running.pool,
       store: running.eventSourcing.store,
@@ -168,6 +182,7 @@ async function main(): Promise<void> {
       logger,
       stamps: running.eventSourcing.changes,
       registry,
+      dispatcher: push.dispatcher,
     });
     running.app = await assembleApp({
       config,
@@ -181,6 +196,7 @@ async function main(): Promise<void> {
       projections: running.eventSourcing.projectionNames,
       storage: running.storage,
       support: running.support,
+      push,
       changes: running.eventSourcing.changes,
     });
     const listeningAt = await running.app.listen({ host: config.HOST, port: config.PORT });

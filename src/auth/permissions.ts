@@ -5,8 +5,8 @@ export const roleSchema = z.enum(roles).meta({ id: 'AdminRole' });
 export type Role = z.infer<typeof roleSchema>;
 
 /**
- * The permission names of API.md, plus `admins.read` and `reasons.read` for the two listings it leaves
- * without one (decision 012). Every `*.read` belongs to the auditor.
+ * The permission names of API.md, plus `admins.read`, `reasons.read` and `notices.read` for the listings
+ * it leaves without one (decision 012). Every `*.read` belongs to the auditor.
  */
 export const permissions = [
   'admins.manage',
@@ -19,6 +19,8 @@ export const permissions = [
   'complaints.read',
   'csat.read',
   'moderation.read',
+  'notices.read',
+  'notices.send',
   'posts.publish',
   'posts.write',
   'reasons.manage',
@@ -33,7 +35,7 @@ const granted: Readonly<Record<Role, readonly Permission[]>> = {
   owner: permissions,
   author: ['posts.write', 'posts.publish'],
   moderator: ['comments.moderate', 'moderation.read'],
-  support: ['csat.read', 'complaints.read', 'complaints.manage', 'analytics.read'],
+  support: ['csat.read', 'complaints.read', 'complaints.manage', 'analytics.read', 'notices.send', 'notices.read'],
   auditor: reads,
 };
 

@@ -156,3 +156,27 @@ export async function unregisterEveryDevice(
   }
   return { position };
 }
+
+/**
+ * Removes a device its push service refused for good (a token FCM no longer knows, a chat Telegram cannot
+ * find or that kept refusing): an event in the user's device stream, so the read table and a rebuild agree.
+ * The command id comes from the push and the token, so a retried send appends nothing twice.
+ */
+export async function rejectDevice(
+  deps: Pick<DevicesDependencies, 'store'>,
+  input: {
+    readonly userId: string;
+    readonly token: string;
+    readonly provider: PushProvider;
+    readonly reason: string;
+  },
+  context: CommandContext,
+): Promise<{ readonly position: Position | null }> {
+  const result = await handle(
+    deps.store,
+    input.userId,
+    { type: 'rejectByProvider', token: input.token, provider: input.provider, reason: input.reason },
+    context,
+  );
+  return { position: result.position };
+}

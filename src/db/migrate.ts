@@ -1,13 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { runner } from 'node-pg-migrate';
 import type { Logger } from 'pino';
+import { installJobQueue } from './job-queue.ts';
 
 export const MIGRATIONS_TABLE = 'pgmigrations';
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
 
 /**
- * Applies every pending migration. node-pg-migrate takes an advisory lock, so replicas that start
- * together apply each migration once.
+ * Applies every pending migration, then creates or migrates the job queue's schema. node-pg-migrate and
+ * pg-boss each take an advisory lock, so replicas that start together apply each migration once.
  */
 export async function migrate(databaseUrl: string, logger: Logger): Promise<string[]> {
   const applied = await runner({
@@ -23,5 +24,6 @@ export async function migrate(databaseUrl: string, logger: Logger): Promise<stri
   });
   const names = applied.map((m) => m.name);
   if (names.length > 0) logger.info({ migrations: names }, 'migrations applied');
+  await installJobQueue(databaseUrl, logger);
   return names;
 }

@@ -15,6 +15,8 @@ import type { LoginThrottle } from '../integrations/rate-limiters/login-throttle
 import type { ObjectStorage } from '../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../projections/progress.ts';
 import type { ReadChanges } from '../projections/changes.ts';
+import type { Presence } from '../push/presence.ts';
+import type { PushBroadcaster } from '../push/queue-dispatcher.ts';
 import type { PollPace } from './poll-pace.ts';
 
 /** What the routes use of the support services that wiring/support.ts starts. */
@@ -56,6 +58,8 @@ export interface HttpServices {
   /** The support chat's reads and writes (and the channels' unread counts, for the badges). */
   readonly chat: ChatDeps & UnreadDeps;
   readonly commentPosting: CommentPostingPorts;
+  /** Who is polling (a chat or ticket push waits for them), and pushes to many (system notices). */
+  readonly push: { readonly presence: Presence; readonly broadcaster: PushBroadcaster };
   readonly postMedia: PostMediaPorts;
   readonly admin: {
     readonly tokens: AdminTokens;

@@ -42,3 +42,46 @@ export async function devicesOfUser(db: CommonQueryMethods, userId: string): Pro
     SELECT user_id, token, platform, provider, registered_at, updated_at
     FROM devices WHERE user_id = ${userId} ORDER BY registered_at, token`);
 }
+
+/** The notification setting that governs a push (its column in notification_settings). */
+export type SettingColumn = 'chat_messages' | 'ticket_updates' | 'system_notices';
+
+export interface Recipient {
+  readonly userId: string;
+  readonly token: string;
+  readonly platform: z.infer<typeof platformSchema>;
+  /** The user turned this push's category off. */
+  readonly muted: boolean;
+}
+
+const recipientRow = z
+  .object({ user_id: z.string(), token: z.string(), platform: platformSchema, muted: z.boolean() })
+  .transform((r) => ({ userId: r.user_id, token: r.token, platform: r.platform, muted: r.muted }));
+
+/**
+ * One page of a push's fan-out: every device of the next `users` users after `afterUserId` (in user id
+ * order, among `userIds`, or among everyone with a device when that is null), each with whether its user
+ * muted `setting`. Whole users per page, so a page's cursor is the last user id.
+ */
+export async function recipientsPage(
+  db: CommonQueryMethods,
+  page: {
+    readonly userIds: readonly string[] | null;
+    readonly afterUserId: string | null;
+    readonly users: number;
+    readonly setting: SettingColumn;
+  },
+): Promise<readonly Recipient[]> {
+  const among = page.userIds === null ? null : sql.array([...page.userIds], 'text');
+  return db.any(sql.type(recipientRow)`
+    WITH page AS (
+      SELECT DISTINCT user_id FROM devices
+      WHERE (${page.afterUserId}::text IS NULL OR user_id > ${page.afterUserId})
+        AND (${among}::text[] IS NULL OR user_id = ANY (${among}::text[]))
+      ORDER BY user_id LIMIT ${page.users}
+    )
+    SELECT d.user_id, d.token, d.platform, NOT COALESCE(s.${sql.identifier([page.setting])}, true) AS muted
+    FROM page JOIN devices d ON d.user_id = page.user_id
+    LEFT JOIN notification_settings s ON s.user_id = d.user_id
+    ORDER BY d.user_id, d.token`);
+}

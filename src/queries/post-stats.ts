@@ -10,14 +10,17 @@ export interface PostStats {
     readonly byButton: { buttonId: string; label: string | null; count: number }[];
     readonly byDay: { day: string; count: number }[];
   };
+  /** Published with `notify`: a push went (or is going) out. */
+  readonly notified: boolean;
 }
 
 const perDay = z.object({ day: z.string(), count: z.number() });
 
 /** A post's numbers for its authors: views and clicks per UTC day, reactions by emoji, clicks by button. */
 export async function postStats(db: CommonQueryMethods, postId: string): Promise<PostStats | null> {
-  const exists = await db.exists(sql.unsafe`SELECT 1 FROM channel_posts WHERE id = ${postId}`);
-  if (!exists) return null;
+  const post = await db.maybeOne(sql.type(z.object({ notified: z.boolean() }))`
+    SELECT notify AND published_at IS NOT NULL AS notified FROM channel_posts WHERE id = ${postId}`);
+  if (post === null) return null;
   const day = (column: string) =>
     sql.fragment`to_char(${sql.identifier([column])} AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
   const viewsByDay = await db.any(sql.type(perDay)`
@@ -45,5 +48,6 @@ export async function postStats(db: CommonQueryMethods, postId: string): Promise
       byButton: byButton.map((b) => ({ buttonId: b.button_id, label: b.label, count: b.count })),
       byDay: [...clicksByDay],
     },
+    notified: post.notified,
   };
 }

@@ -42,6 +42,8 @@ export interface AppParts {
   readonly support: SupportParts;
   /** What the poll caches key on: the scopes each projection batch changed (decision 022). */
   readonly changes: ReadChanges;
+  /** Who is polling, and pushes to many (wiring/push.ts). */
+  readonly push: HttpServices['push'];
 }
 
 /** The HTTP app on the running parts: its dependency object made here, its routes in src/http. */
@@ -97,6 +99,7 @@ export function createHttpServices(deps: AppParts): HttpServices {
       },
       channelsUnread: (userId) => channelsUnread.of(userId),
     },
+    push: deps.push,
     commentPosting: {
       store,
       postingContext: createPostingContextLookup(pool),

@@ -12,7 +12,7 @@ import { allProjections } from '../projections/index.ts';
 import { createProjectionWaiter, type ProjectionWaiter } from '../projections/progress.ts';
 import type { Projection } from '../projections/projection.ts';
 import { type ProjectionRunner, startProjectionRunner } from '../projections/runner.ts';
-import { allProcessors } from '../processors/index.ts';
+import { allProcessors, type ProcessorPorts } from '../processors/index.ts';
 import type { Processor } from '../processors/processor.ts';
 import { type ProcessorRunner, startProcessorRunner } from '../processors/runner.ts';
 
@@ -37,8 +37,10 @@ export interface EventSourcingOptions {
   readonly registry?: Registry;
   /** Which projections run here; all of them unless a test says otherwise. */
   readonly projections?: readonly Projection[];
-  /** Which processors run here; all of them unless a test says otherwise. */
+  /** Which processors run here: all of them on `processorPorts` unless a test names its own (none without either). */
   readonly processors?: readonly Processor[];
+  /** What the service's processors act through (the push queue). */
+  readonly processorPorts?: ProcessorPorts;
 }
 
 export function createEventStore(options: Omit<EventSourcingOptions, 'pool' | 'registry'>): EventStore {
@@ -73,7 +75,9 @@ export async function startEventSourcing(options: EventSourcingOptions): Promise
     pool: options.pool,
     store,
     connectionString: options.databaseUrl,
-    processors: options.processors ?? allProcessors,
+    processors:
+      options.processors ??
+      (options.processorPorts === undefined ? [] : allProcessors(options.processorPorts)),
     logger: options.logger,
     ...(options.registry ? { registry: options.registry } : {}),
   });

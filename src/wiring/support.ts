@@ -16,7 +16,6 @@ import {
   startIntercomSandbox,
 } from '../integrations/intercom/sandbox/index.ts';
 import type { PushDispatcher } from '../push/dispatcher.ts';
-import { createLogDispatcher } from '../push/log-dispatcher.ts';
 import { startProcessedEventsPruner } from '../jobs/prune-processed-events.ts';
 import { type SupportInbox, startSupportInbox } from '../jobs/support-inbox.ts';
 import { startSupportReconciler } from '../jobs/support-reconcile.ts';
@@ -59,6 +58,8 @@ export interface SupportOptions {
   readonly client?: Partial<Omit<IntercomClientOptions, 'baseUrl' | 'accessToken' | 'logger' | 'redis'>>;
   /** Tests: sandbox settings (webhook retry delay, search lag). */
   readonly sandbox?: Partial<Omit<IntercomSandboxOptions, 'accessToken' | 'clientSecret' | 'webhookUrl'>>;
+  /** Where the inbox hands the pushes of replies and ticket changes (the push queue). */
+  readonly dispatcher: PushDispatcher;
   /** Tests of the inbox itself run their own worker. Default true. */
   readonly runInbox?: boolean;
   /** Benchmarks run production settings against the sandbox: only they set this. */
@@ -110,7 +111,7 @@ export async function startSupport(options: SupportOptions): Promise<SupportServ
     redis,
   });
   const cache = await createSupportCache({ intercom, logger, redis, ttlMs: config.SUPPORT_CACHE_TTL_MS });
-  const dispatcher = createLogDispatcher({ pool, logger });
+  const { dispatcher } = options;
   const inbox =
     options.runInbox === false
       ? { wake: () => undefined, stop: () => Promise.resolve() }

@@ -20,6 +20,15 @@ const migrateTo = (databaseUrl: string, direction: 'up' | 'down', count: number)
     log: () => undefined,
   });
 
+/** How many migrations come before `file`: migrating up that many leaves a database just before it. */
+const migrationsBefore = (file: string): number => {
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
+  expect(files).toContain(file);
+  return files.indexOf(file);
+};
+
 /**
  * A database as an earlier release left it, with rows in it, then the migrations this release adds: the
  * rows must survive, under their new names, and the way back must give them back.
@@ -40,12 +49,8 @@ describe('the processors migration on a database from before it', () => {
   beforeAll(async () => {
     await admin(`CREATE DATABASE ${name}`);
     url = withDatabase(inject('adminDatabaseUrl'), name);
-    // Every migration but the rename: the schema a database of the release before it has.
-    const files = readdirSync(dir)
-      .filter((f) => f.endsWith('.sql'))
-      .sort();
-    expect(files.at(-1)).toBe('1764600000000_reactions-become-processors.sql');
-    await migrateTo(url, 'up', files.length - 1);
+    // Every migration before the rename: the schema a database of the release before it has.
+    await migrateTo(url, 'up', migrationsBefore('1764600000000_reactions-become-processors.sql'));
     await query(`
       INSERT INTO reaction_checkpoints (name, commit_position, prepare_position) VALUES ('pushOnPublish', 41, 42);
       INSERT INTO reaction_dead_letters (reaction, event_id, event_type, stream_name, commit_position,
@@ -79,5 +84,47 @@ describe('the processors migration on a database from before it', () => {
     ]);
     await migrateTo(url, 'up', 1);
     expect(await query('SELECT name FROM processor_checkpoints')).toEqual([{ name: 'pushOnPublish' }]);
+  });
+});
+
+describe('the push delivery migration on a database from before it', () => {
+  const name = `svc_migrations_${randomBytes(6).toString('hex')}`;
+  let url: string;
+  const query = async (statement: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return (await client.query(statement)).rows as Record<string, unknown>[];
+    } finally {
+      await client.end();
+    }
+  };
+
+  beforeAll(async () => {
+    await admin(`CREATE DATABASE ${name}`);
+    url = withDatabase(inject('adminDatabaseUrl'), name);
+    await migrateTo(url, 'up', migrationsBefore('1764700000000_push-delivery.sql'));
+    await query(`
+      INSERT INTO push_log (source_id, user_id, category, conversation_id, csat, outcome)
+      VALUES ('n-1', 'u-1', 'chat', 'c-1', false, 'not_configured')`);
+  });
+  afterAll(async () => {
+    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  });
+
+  it('keeps the pushes recorded before as replies, and gives them back on the way down', async () => {
+    expect((await migrateTo(url, 'up', 1)).map((m) => m.name)).toEqual(['1764700000000_push-delivery']);
+    expect(await query('SELECT source_id, user_id, kind, outcome FROM push_log')).toEqual([
+      { source_id: 'n-1', user_id: 'u-1', kind: 'reply', outcome: 'not_configured' },
+    ]);
+    await query(
+      `INSERT INTO push_log (source_id, category, kind, outcome) VALUES ('post:p', 'system', 'post', 'queued')`,
+    );
+    await migrateTo(url, 'down', 1);
+    expect(await query('SELECT source_id, user_id FROM push_log')).toEqual([
+      { source_id: 'n-1', user_id: 'u-1' },
+    ]);
+    expect(await query(`SELECT to_regclass('push_deliveries') AS t`)).toEqual([{ t: null }]);
+    await migrateTo(url, 'up', 1);
   });
 });

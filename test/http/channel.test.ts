@@ -355,6 +355,8 @@ describe('post stats for authors', () => {
         byButton: [{ buttonId, label: 'Read more', count: 3 }],
         byDay: [{ day: today, count: 3 }],
       },
+      // Published without `notify`: no push.
+      push: null,
     });
   });
 });

@@ -26,9 +26,10 @@ const as = (user: string) => bearer(sessionToken(TEST_SECRETS.JWT_SECRET, user))
 const get = (user: string, path: string, etag?: string) =>
   fetch(`${running.url}${path}`, { headers: { ...as(user), ...(etag ? { 'if-none-match': etag } : {}) } });
 
-// What runs on its own, whoever polls: the event store's subscriptions and wake-ups, the change feed, and
-// the leaders' locks. The inbox worker is off here; nothing else may appear while clients only poll.
-const background = [/FROM events/, /^LISTEN /, /pg_notify/, /advisory/];
+// What runs on its own, whoever polls: the event store's subscriptions and wake-ups, the change feed, the
+// leaders' locks and the push queue's workers (schema pgboss). The inbox worker is off here; nothing else
+// may appear while clients only poll.
+const background = [/FROM events/, /^LISTEN /, /pg_notify/, /advisory/, /pgboss\./];
 const pollStatements = (from: number) =>
   counter.statements.slice(from).filter((s) => !background.some((pattern) => pattern.test(s)));
 

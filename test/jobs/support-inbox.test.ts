@@ -4,12 +4,10 @@ import { z } from 'zod';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SupportCacheInvalidator, SupportChange } from '../../src/chat/invalidation.ts';
 import { notificationEventSchema, toNotificationRecord } from '../../src/chat/notifications.ts';
-import { updateNotificationSettings } from '../../src/push/notification-settings.ts';
 import { storeNotification } from '../../src/chat/processed-events.ts';
 import { contactOfUser, saveUserContact } from '../../src/chat/user-contacts.ts';
 import { createLogger } from '../../src/http/logger.ts';
 import type { PushDispatcher, PushRequest } from '../../src/push/dispatcher.ts';
-import { createLogDispatcher } from '../../src/push/log-dispatcher.ts';
 import {
   type SupportInbox,
   type SupportInboxOptions,
@@ -392,73 +390,5 @@ describe('the support inbox', () => {
       ['notif_old_shape', true, 'invalid_record'],
       [good.id, false, null],
     ]);
-  });
-});
-
-describe('with the log dispatcher (no push service configured)', () => {
-  const pushes = () =>
-    db.pool.any(
-      sql.type(
-        z.object({
-          source_id: z.string(),
-          user_id: z.string(),
-          category: z.string(),
-          csat: z.boolean(),
-          outcome: z.string(),
-        }),
-      )`SELECT source_id, user_id, category, csat, outcome FROM push_log ORDER BY id`,
-    );
-
-  it('records each push once in push_log, muted categories as muted, and logs ids only', async () => {
-    await saveUserContact(db.pool, 'user-p', 'contact-p');
-    await saveUserContact(db.pool, 'user-m', 'contact-m');
-    await updateNotificationSettings(db.pool, 'user-m', { ticketUpdates: false });
-    const chat = reply('c-push', 'contact-p', 'words nobody may log');
-    const resolved = event('ticket.resolved', {
-      type: 'ticket',
-      id: 't-1',
-      created_at: T0,
-      ticket_state: { type: 'ticket_state', category: 'resolved', external_label: 'Resolved' },
-      contacts: { type: 'contact.list', contacts: [{ id: 'contact-p' }, { id: 'contact-m' }] },
-      ticket_parts: { type: 'ticket_part.list', ticket_parts: [] },
-    });
-    await store(chat, resolved);
-    const dispatcher = createLogDispatcher({ pool: db.pool, logger });
-    start({ dispatcher });
-    await waitUntil(allDone);
-    // A repeated dispatch (a retry after a partial failure) records nothing new.
-    await dispatcher.dispatch({
-      sourceId: chat.id,
-      userId: 'user-p',
-      category: 'chat',
-      conversationId: 'c-push',
-    });
-
-    expect(await pushes()).toEqual([
-      { source_id: chat.id, user_id: 'user-p', category: 'chat', csat: false, outcome: 'not_configured' },
-      {
-        source_id: `${resolved.id}:contact-p`,
-        user_id: 'user-p',
-        category: 'ticket',
-        csat: true,
-        outcome: 'not_configured',
-      },
-      {
-        source_id: `${resolved.id}:contact-m`,
-        user_id: 'user-m',
-        category: 'ticket',
-        csat: true,
-        outcome: 'muted',
-      },
-    ]);
-    const skipped = logLines.filter((line) => line.includes('push skipped: no push service configured'));
-    expect(skipped).toHaveLength(2);
-    expect(JSON.parse(skipped[0] ?? '{}')).toMatchObject({
-      level: 30,
-      userId: 'user-p',
-      category: 'chat',
-      conversationId: 'c-push',
-    });
-    expect(logLines.join('\n')).not.toContain('words nobody may log');
   });
 });

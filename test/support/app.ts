@@ -6,6 +6,7 @@ import { Registry } from 'prom-client';
 import { envSchema, type ResolvedConfig } from '../../src/config.ts';
 import { createDatabasePool, type DatabasePool } from '../../src/db/pool.ts';
 import { assembleApp } from '../../src/wiring/app.ts';
+import { type PushOptions, type PushServices, startPush } from '../../src/wiring/push.ts';
 import { type SupportOptions, type SupportServices, startSupport } from '../../src/wiring/support.ts';
 import { type EventSourcing, startEventSourcing } from '../../src/wiring/event-sourcing.ts';
 import { createLogger } from '../../src/http/logger.ts';
@@ -48,6 +49,8 @@ export interface RunningApp {
   readonly eventSourcing: EventSourcing;
   /** Intercom's sandbox (unless the env names a token), the read cache and the webhook inbox. */
   readonly support: SupportServices;
+  /** The push queue, its workers and who is polling. */
+  readonly push: PushServices;
   close(): Promise<void>;
 }
 
@@ -65,6 +68,8 @@ export interface StartOptions {
   readonly projections?: readonly Projection[];
   /** Where uploads go: a local directory of this app's own by default, removed on close. */
   readonly storage?: ObjectStorage;
+  /** Push settings: whether this replica works the queues, how fast crashed jobs come back. */
+  readonly push?: Pick<PushOptions, 'runWorkers' | 'superviseIntervalSeconds' | 'retry'>;
   /** Client, sandbox and inbox settings of the support chat (short waits in tests). */
   readonly support?: Pick<SupportOptions, 'client' | 'sandbox' | 'runInbox'>;
 }
@@ -88,6 +93,16 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
   const own = options.storage ? null : await localTestStorage();
   const storage = options.storage ?? own?.storage;
   if (!storage) throw new Error('no storage');
+  const push = await startPush({
+    config,
+    pool,
+    databaseUrl: url,
+    redis: options.redis,
+    logger,
+    registry,
+    retry: { maxAttempts: 3, baseDelayMs: 50, maxDelayMs: 200 },
+    ...options.push,
+  });
   const eventSourcing = await startEventSourcing({
     config,
     databaseUrl: url,
@@ -95,7 +110,9 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     logger,
     registry,
     ...(options.projections ? { projections: options.projections } : {}),
+    processorPorts: { broadcast: (...post) => push.broadcaster.broadcast(...post) },
   });
+  await push.startWorkers(eventSourcing.store);
   const support = await startSupport({
     config,
     pool,
@@ -107,6 +124,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     client: { maxWaitMs: 200, retryInitialDelayMs: 10, retryMaxDelayMs: 20, ...options.support?.client },
     sandbox: { webhookRetryDelayMs: 200, ...options.support?.sandbox },
     ...(options.support?.runInbox === undefined ? {} : { runInbox: options.support.runInbox }),
+    dispatcher: push.dispatcher,
   });
   const app = await assembleApp({
     config,
@@ -119,6 +137,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     projections: eventSourcing.projectionNames,
     storage,
     support,
+    push,
     changes: eventSourcing.changes,
   });
   options.extend?.(app, { pool, eventSourcing });
@@ -133,9 +152,11 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     logs,
     eventSourcing,
     support,
+    push,
     close: async () => {
       await app.close();
       await support.close();
+      await push.close();
       await eventSourcing.stop();
       await own?.cleanup();
     },

@@ -290,6 +290,32 @@ const matrix: readonly {
     call: () => ({ method: 'GET', path: `/admin/moderation/replay?channelId=${channelId}` }),
   },
   {
+    route: 'POST /admin/notices',
+    allowed: ['owner', 'support'],
+    call: () => ({
+      method: 'POST',
+      path: '/admin/notices',
+      body: { userIds: ['nobody-here'], title: 'Matrix notice', body: 'Sent by the matrix.' },
+    }),
+  },
+  {
+    route: 'GET /admin/notices',
+    allowed: ['owner', 'support', 'auditor'],
+    call: () => ({ method: 'GET', path: '/admin/notices' }),
+  },
+  {
+    route: 'GET /admin/notices/{id}',
+    allowed: ['owner', 'support', 'auditor'],
+    call: async () => {
+      const sent = await adminCall(url(), tokens.get('owner') ?? '', 'POST', '/admin/notices', {
+        userIds: ['nobody-here'],
+        title: 'Matrix notice',
+        body: 'To look at.',
+      });
+      return { method: 'GET', path: `/admin/notices/${(sent.body as { id: string }).id}` };
+    },
+  },
+  {
     route: 'POST /admin/auth/logout-all',
     allowed: ALL,
     call: () => ({ method: 'POST', path: '/admin/auth/logout-all' }),

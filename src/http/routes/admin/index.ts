@@ -11,6 +11,7 @@ import { channelsRoutes } from './channels.ts';
 import { adminCommentsRoutes } from './comments.ts';
 import { moderationRoutes } from './moderation.ts';
 import { moderationHistoryRoutes } from './moderation-history.ts';
+import { noticesRoutes } from './notices.ts';
 import { postsRoutes } from './posts.ts';
 import { reasonsRoutes } from './reasons.ts';
 
@@ -47,4 +48,5 @@ export const adminRoutes: FastifyPluginAsync = async (app) => {
   await app.register(moderationRoutes);
   await app.register(moderationHistoryRoutes);
   await app.register(postsRoutes);
+  await app.register(noticesRoutes);
 };

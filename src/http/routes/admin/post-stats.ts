@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { notFound } from '../../../lib/domain-error.ts';
 import { postStats } from '../../../queries/post-stats.ts';
 import { problemSchema } from '../../problem.ts';
+import { pushProgress, pushProgressSchema } from '../../views/admin/pushes.ts';
 import { type AdminApp, adminErrors, adminSecurity } from './conventions.ts';
 
 const tags = ['admin: posts'];
@@ -34,6 +35,9 @@ export function postStatsRoute(app: AdminApp): void {
                 ),
                 byDay: dayCounts,
               }),
+              push: pushProgressSchema
+                .nullable()
+                .describe('the push of a post published with `notify`, or null'),
             })
             .meta({ id: 'PostStats' }),
           404: problemSchema,
@@ -44,7 +48,9 @@ export function postStatsRoute(app: AdminApp): void {
     async (request) => {
       const stats = await postStats(pool, request.params.postId);
       if (!stats) throw notFound('No such post.');
-      return stats;
+      const source = `post:${request.params.postId}`;
+      const { notified, ...numbers } = stats;
+      return { ...numbers, push: notified ? await pushProgress(pool, source) : null };
     },
   );
 }

@@ -19,12 +19,25 @@ const DEVICE_PROJECTIONS = ['devices'];
 const pushSchema = z
   .object({
     id: z.string(),
-    userId: z.string(),
+    sourceId: z.string(),
+    userId: z.string().nullable().describe('null for a post or notice that reached no device'),
     category: z.enum(pushCategories),
+    kind: z.string().describe('`reply` (chat or ticket), `post` or `notice`'),
     conversationId: z.string().optional(),
     ticketId: z.string().optional(),
+    postId: z.string().optional(),
+    noticeId: z.string().optional(),
     csat: z.boolean(),
-    outcome: z.string().describe('`not_configured` (no push service), `muted` (the user turned it off)'),
+    platform: z.enum(['mobile', 'tma']).optional(),
+    deviceKey: z.string().optional().describe('a digest of the device token (never the token)'),
+    outcome: z
+      .string()
+      .describe(
+        'per device: `queued`, `sent`, `failed`, `refused`, `removed`, or skipped: `muted`, `online`, ' +
+          '`not_configured`; for a push that reached no device: `no_device`, or `queued` while it fans out',
+      ),
+    code: z.string().optional().describe("the push service's answer when it was not a plain success"),
+    attempts: z.number().int(),
     createdAt: z.iso.datetime(),
   })
   .meta({ id: 'DevtoolsPush' });
@@ -104,12 +117,20 @@ export const devtoolsRoutes: FastifyPluginAsyncZod = async (app) => {
       return {
         items: rows.map((row) => ({
           id: row.id,
+          sourceId: row.source_id,
           userId: row.user_id,
           category: row.category,
+          kind: row.kind,
           ...(row.conversation_id === null ? {} : { conversationId: row.conversation_id }),
           ...(row.ticket_id === null ? {} : { ticketId: row.ticket_id }),
+          ...(row.post_id === null ? {} : { postId: row.post_id }),
+          ...(row.notice_id === null ? {} : { noticeId: row.notice_id }),
           csat: row.csat,
+          ...(row.platform === null ? {} : { platform: row.platform }),
+          ...(row.device_key === null ? {} : { deviceKey: row.device_key }),
           outcome: row.outcome,
+          ...(row.code === null ? {} : { code: row.code }),
+          attempts: row.attempts,
           createdAt: row.created_at.toISOString(),
         })),
       };

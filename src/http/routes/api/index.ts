@@ -27,6 +27,11 @@ import { notificationSettingsRoutes } from './notification-settings.ts';
 export const apiRoutes: FastifyPluginAsync = async (app) => {
   const { config, redis } = app.services;
   app.addHook('onRequest', identify);
+  // The app is open while it polls: a chat or ticket push waits for a user seen here (decision 026).
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.method === 'GET' && request.userId !== null) app.services.push.presence.seen(request.userId);
+    done();
+  });
   await registerApiRateLimit(app, { perMinute: config.API_RATE_LIMIT_PER_MINUTE, redis });
   // The limiter adds a route-level preParsing hook from its own onRoute hook; this one runs after it,
   // so the 401 comes after the count. (An instance-level preParsing hook would run before the limiter.)

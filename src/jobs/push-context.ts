@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Counter, Histogram } from 'prom-client';
+import { rejectDevice } from '../commands/devices.ts';
+import type { DatabasePool } from '../db/pool.ts';
+import type { JobQueue } from '../db/job-queue.ts';
+import type { PushProvider } from '../events/devices.ts';
+import type { EventStore } from '../events/store/port.ts';
+import type { MessengerSender, MobileSender } from '../integrations/push/port.ts';
+import type { MessengerLinkOptions } from '../push/messages.ts';
+import type { Presence } from '../push/presence.ts';
+import { stillQueued } from '../push/push-log.ts';
+import type { QueuedDevice, SendJob } from '../push/queues.ts';
+import type { RetryPolicy } from '../lib/backoff.ts';
+
+/** What the push workers share: the database, the queue, the senders (null: not configured) and metrics. */
+export interface PushWorkerDeps {
+  readonly pool: DatabasePool;
+  readonly store: EventStore;
+  readonly boss: JobQueue;
+  readonly logger: Logger;
+  readonly presence: Presence;
+  /** PUSH_ONLINE_WINDOW_MS. */
+  readonly onlineWindowMs: number;
+  readonly mobile: MobileSender | null;
+  readonly messenger: MessengerSender | null;
+  readonly wording: MessengerLinkOptions;
+  /** MESSENGER_MESSAGES_PER_SECOND, for the whole process group. */
+  readonly messengerPerSecond: number;
+  /** Waits between tries of a device (FCM quota and 5xx, Telegram 5xx). */
+  readonly retry: RetryPolicy;
+  readonly metrics: PushMetrics;
+  /**
+   * Wakes this replica's worker of `queue` at `at`, for a job it just deferred to then (a retry, a push
+   * waiting for a polling user): NOTIFY announces only new jobs, and the workers' own polls are rare.
+   */
+  readonly wakeAt: (queue: string, at: number) => void;
+}
+
+export interface PushMetrics {
+  /** Deliveries by platform and outcome. */
+  readonly deliveries: Counter<'platform' | 'outcome'>;
+  /** How long a provider call took (one sendEach, one sendMessage). */
+  readonly providerSeconds: Histogram<'provider'>;
+}
+
+/** A device its service refused for good leaves through its device stream (decision 025). */
+export async function removeRejectedDevice(
+  deps: Pick<PushWorkerDeps, 'store' | 'logger'>,
+  sourceId: string,
+  device: QueuedDevice,
+  provider: PushProvider,
+  code: string,
+): Promise<void> {
+  await rejectDevice(
+    { store: deps.store },
+    { userId: device.userId, token: device.token, provider, reason: code },
+    {
+      actor: { type: 'system', id: 'push' },
+      commandId: `push-rejected:${sourceId}:${device.key}`,
+      correlationId: randomUUID(),
+      causationId: null,
+    },
+  );
+  deps.logger.info(
+    { deviceKey: device.key, provider, code },
+    'push: device removed after its service refused it',
+  );
+}
+
+/** A send job's devices whose delivery is still queued: an earlier run of the job may have sent some. */
+export async function stillToSend(deps: Pick<PushWorkerDeps, 'pool'>, job: SendJob): Promise<QueuedDevice[]> {
+  const pending = await stillQueued(
+    deps.pool,
+    job.sourceId,
+    job.devices.map((d) => d.key),
+  );
+  return job.devices.filter((d) => pending.has(d.key));
+}
