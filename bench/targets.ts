@@ -143,7 +143,6 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
     logger,
     processorPorts: { broadcast: (...post) => push.broadcaster.broadcast(...post) },
   });
-  await push.startWorkers(eventSourcing.store);
   teardown.add('push queue and workers', () => push.close());
   teardown.add('projections and event store', () => eventSourcing.stop());
   // The bench runs production settings, but Intercom is the sandbox here.
@@ -156,6 +155,7 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
     sandboxInProduction: true,
     dispatcher: push.dispatcher,
   });
+  await push.startWorkers(eventSourcing.store, support);
   teardown.add('support chat', () => support.close());
   const app = await assembleApp({
     config,

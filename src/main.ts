@@ -167,7 +167,6 @@ async function main(): Promise<void> {
       registry,
       processorPorts: { broadcast: (...post) => push.broadcaster.broadcast(...post) },
     });
-    await push.startWorkers(running.eventSourcing.store);
     running.scheduler = startScheduledPublisher({
       pool: running.pool,
       store: running.eventSourcing.store,
@@ -184,6 +183,7 @@ async function main(): Promise<void> {
       registry,
       dispatcher: push.dispatcher,
     });
+    await push.startWorkers(running.eventSourcing.store, running.support);
     running.app = await assembleApp({
       config,
       pool: running.pool,

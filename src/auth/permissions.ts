@@ -35,7 +35,14 @@ const granted: Readonly<Record<Role, readonly Permission[]>> = {
   owner: permissions,
   author: ['posts.write', 'posts.publish'],
   moderator: ['comments.moderate', 'moderation.read'],
-  support: ['csat.read', 'complaints.read', 'complaints.manage', 'analytics.read', 'notices.send', 'notices.read'],
+  support: [
+    'csat.read',
+    'complaints.read',
+    'complaints.manage',
+    'analytics.read',
+    'notices.send',
+    'notices.read',
+  ],
   auditor: reads,
 };
 

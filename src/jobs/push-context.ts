@@ -7,6 +7,7 @@ import type { JobQueue } from '../db/job-queue.ts';
 import type { PushProvider } from '../events/devices.ts';
 import type { EventStore } from '../events/store/port.ts';
 import type { MessengerSender, MobileSender } from '../integrations/push/port.ts';
+import type { PushContent } from '../push/content.ts';
 import type { MessengerLinkOptions } from '../push/messages.ts';
 import type { Presence } from '../push/presence.ts';
 import { stillQueued } from '../push/push-log.ts';
@@ -35,6 +36,11 @@ export interface PushWorkerDeps {
    * waiting for a polling user): NOTIFY announces only new jobs, and the workers' own polls are rare.
    */
   readonly wakeAt: (queue: string, at: number) => void;
+  /**
+   * With PUSH_SHOW_PREVIEW: the start of the text a chat push is about (the newest message, read through
+   * the support cache). Absent, or without previews, no text is read.
+   */
+  readonly previewOf?: ((content: PushContent) => Promise<string | undefined>) | undefined;
 }
 
 export interface PushMetrics {

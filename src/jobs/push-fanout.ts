@@ -1,5 +1,6 @@
 import { type Recipient, recipientsPage, type SettingColumn } from '../queries/devices.ts';
-import { categoryOf, deliveredByPolling, type PushCategory } from '../push/content.ts';
+import { describeError } from '../lib/error-text.ts';
+import { categoryOf, deliveredByPolling, type PushCategory, type PushContent } from '../push/content.ts';
 import {
   advanceFanout,
   type DeliveryOutcome,
@@ -88,6 +89,20 @@ async function queueSends(
     );
 }
 
+/** The push's content with the start of its text, when previews are on and it has none yet. */
+async function withPreview(deps: PushWorkerDeps, content: PushContent): Promise<PushContent> {
+  if (!deps.wording.showPreview || deps.previewOf === undefined) return content;
+  if (content.kind !== 'chat' || content.preview !== undefined) return content;
+  try {
+    const preview = await deps.previewOf(content);
+    return preview === undefined ? content : { ...content, preview };
+  } catch (error) {
+    // A push without its preview is better than a push late or lost: the provider may be away.
+    deps.logger.warn({ error: describeError(error) }, 'push: no preview, the text could not be read');
+    return content;
+  }
+}
+
 /** Pages one fan-out job works before it hands the rest to a job of its own (a bounded job time). */
 const PAGES_PER_JOB = 50;
 
@@ -105,6 +120,7 @@ export async function fanOut(deps: PushWorkerDeps, job: FanoutJob, signal: Abort
   const presence = await presenceCheck(deps, job);
   if (presence === 'waiting') return;
   const setting = settingOf[categoryOf(job.content)];
+  const content = await withPreview(deps, job.content);
   let cursor = progress.cursorUserId;
   let devices = progress.cursorUserId === null ? 0 : 1;
   for (let pages = 0; ; pages++) {
@@ -133,7 +149,7 @@ export async function fanOut(deps: PushWorkerDeps, job: FanoutJob, signal: Abort
       if (d.outcome !== 'queued') deps.metrics.deliveries.inc({ platform: d.platform, outcome: d.outcome });
     await queueSends(
       deps,
-      job,
+      { ...job, content },
       deliveries.filter((d) => d.outcome === 'queued'),
     );
     cursor = page.at(-1)?.userId ?? cursor;

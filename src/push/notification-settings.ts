@@ -5,9 +5,9 @@ import type { DatabasePool } from '../db/pool.ts';
 // Plain state (not history), so it lives in a table reached directly; see docs/decisions/003.
 export const notificationSettingsSchema = z
   .object({
-    chatMessages: z.boolean(),
-    ticketUpdates: z.boolean(),
-    systemNotices: z.boolean(),
+    chatMessages: z.boolean().describe('pushes for replies in support chats'),
+    ticketUpdates: z.boolean().describe('pushes for ticket replies, changes and resolutions'),
+    systemNotices: z.boolean().describe('pushes for notices from the service and for new channel posts'),
   })
   .meta({ id: 'NotificationSettings' });
 

@@ -5,6 +5,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { ResolvedConfig } from '../config.ts';
 import { type JobQueue, startJobQueue } from '../db/job-queue.ts';
 import type { DatabasePool } from '../db/pool.ts';
+import type { SupportCache } from '../chat/support-cache.ts';
 import type { EventStore } from '../events/store/port.ts';
 import { createMobileSender, validateServiceAccount } from '../integrations/push/fcm.ts';
 import type { MessengerSender, MobileSender } from '../integrations/push/port.ts';
@@ -12,6 +13,7 @@ import { createMessengerSender } from '../integrations/push/telegram.ts';
 import type { PushMetrics } from '../jobs/push-context.ts';
 import { type PushWorkers, startPushWorkers } from '../jobs/push-workers.ts';
 import { readOrKeepLast } from '../lib/metrics.ts';
+import type { PushContent } from '../push/content.ts';
 import type { PushDispatcher } from '../push/dispatcher.ts';
 import { createPresence, type Presence } from '../push/presence.ts';
 import { createQueueDispatcher, type PushBroadcaster } from '../push/queue-dispatcher.ts';
@@ -24,8 +26,11 @@ export interface PushServices {
   /** For posts published with `notify` and system notices. */
   readonly broadcaster: PushBroadcaster;
   readonly queue: JobQueue;
-  /** Works the push queues here from now on (the workers remove refused devices through the store). */
-  startWorkers(store: EventStore): Promise<void>;
+  /**
+   * Works the push queues here from now on: the workers remove refused devices through the store, and
+   * read previews (PUSH_SHOW_PREVIEW) through the support cache when one is given.
+   */
+  startWorkers(store: EventStore, support?: { readonly cache: SupportCache }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -51,6 +56,15 @@ export interface PushOptions {
 }
 
 class PushConfigError extends Error {}
+
+/** The newest message of a chat push's conversation, as its list row shows it (plain, one line). */
+const chatPreviews =
+  (cache: SupportCache) =>
+  async (content: PushContent): Promise<string | undefined> => {
+    if (content.kind !== 'chat') return undefined;
+    const read = await cache.conversation(content.conversationId);
+    return read.value.found ? read.value.derived.lastMessage?.preview : undefined;
+  };
 
 /**
  * The mobile sender, or null when it is not configured (spec: skipped and logged). A service-account
@@ -165,7 +179,7 @@ export async function startPush(options: PushOptions): Promise<PushServices> {
     dispatcher,
     broadcaster: dispatcher,
     queue,
-    async startWorkers(store) {
+    async startWorkers(store, support) {
       if (options.runWorkers === false || workers !== null) return;
       workers = await startPushWorkers(
         {
@@ -185,6 +199,7 @@ export async function startPush(options: PushOptions): Promise<PushServices> {
           messengerPerSecond: config.MESSENGER_MESSAGES_PER_SECOND,
           retry: options.retry ?? { maxAttempts: 5, baseDelayMs: 2_000, maxDelayMs: 300_000 },
           metrics,
+          previewOf: support === undefined ? undefined : chatPreviews(support.cache),
         },
         {
           mobileConcurrency: config.PUSH_WORKERS,

@@ -336,6 +336,17 @@ describe('pushes to many', () => {
 });
 
 describe('what a push leaves behind', () => {
+  it('/metrics has deliveries by platform and outcome, the queues and the providers’ latency', async () => {
+    const text = await (await fetch(`${running.url}/metrics`)).text();
+    expect(text).toMatch(/^push_deliveries_total\{platform="mobile",outcome="sent"\} [1-9]/m);
+    expect(text).toMatch(/^push_deliveries_total\{platform="mobile",outcome="removed"\} [1-9]/m);
+    expect(text).toMatch(/^push_deliveries_total\{platform="tma",outcome="refused"\} [1-9]/m);
+    expect(text).toMatch(/^push_deliveries_total\{platform="mobile",outcome="muted"\} [1-9]/m);
+    expect(text).toMatch(/^push_queue_jobs\{queue="push-mobile",state="queued"\} \d+/m);
+    expect(text).toMatch(/^push_provider_request_seconds_count\{provider="fcm"\} [1-9]/m);
+    expect(text).toMatch(/^push_provider_request_seconds_count\{provider="telegram"\} [1-9]/m);
+  });
+
   it('no message text in logs, tables, queue rows or push records when previews are off', async () => {
     const secret = 'Operator words nobody may quote';
     await waitUntil(
@@ -361,5 +372,36 @@ describe('what a push leaves behind', () => {
     expect(devtools.status).toBe(200);
     expect(JSON.stringify(devtools.json)).not.toContain(secret);
     expect(JSON.stringify(devtools.json)).not.toContain('ann-phone');
+  });
+});
+
+describe('with PUSH_SHOW_PREVIEW=1', () => {
+  let previewDb: TestDatabase;
+  let previewing: RunningApp;
+  const previewApi = clientApi(() => previewing.url);
+  beforeAll(async () => {
+    previewDb = await createTestDatabase();
+    previewing = await startApp({ db: previewDb, env: { ...fakes.env, PUSH_SHOW_PREVIEW: '1' } });
+  });
+  afterAll(async () => {
+    await previewing.close();
+    await previewDb.drop();
+  });
+
+  it('a chat push quotes the start of the operator reply', async () => {
+    expect(
+      (await previewApi.post('pia', '/devices/register', { platform: 'mobile', token: 'pia-phone' })).status,
+    ).toBe(200);
+    const sent = await previewApi.post('pia', '/conversations', { text: 'where is my parcel' });
+    const { conversationId } = z.object({ conversationId: z.string() }).parse(sent.json);
+    await requireSandbox(previewing.support.sandbox).operator.reply(conversationId, {
+      body: 'It left the depot today',
+    });
+    const [push] = await eventually(
+      () => Promise.resolve(toToken('pia-phone')),
+      (m) => m.length === 1,
+      10_000,
+    );
+    expect(push?.notification).toEqual({ title: 'New reply from support', body: 'It left the depot today' });
   });
 });

@@ -112,7 +112,6 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     ...(options.projections ? { projections: options.projections } : {}),
     processorPorts: { broadcast: (...post) => push.broadcaster.broadcast(...post) },
   });
-  await push.startWorkers(eventSourcing.store);
   const support = await startSupport({
     config,
     pool,
@@ -126,6 +125,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     ...(options.support?.runInbox === undefined ? {} : { runInbox: options.support.runInbox }),
     dispatcher: push.dispatcher,
   });
+  await push.startWorkers(eventSourcing.store, support);
   const app = await assembleApp({
     config,
     pool,
