@@ -157,6 +157,27 @@ describe('two services on one queue', () => {
     expect(byB).toBeGreaterThan(0);
     expect(byA + byB).toBe(3_000);
   }, 30_000);
+
+  it('keep Telegram’s pace between them: never more than the set messages a second, nor two a second to one chat', async () => {
+    const at = await scenario();
+    const { db, store } = at;
+    for (let n = 1; n <= 20; n++) await addDevice(at, `t${n}`, 'tma', String(8000 + n));
+    const env = { ...fakes.env, MESSENGER_MESSAGES_PER_SECOND: '8' };
+    const [a, b] = [await service(db, env), await service(db, env)];
+    await a.push.startWorkers(store);
+    await b.push.startWorkers(store);
+    fakes.telegram.clear();
+
+    // Two broadcasts at once: every chat gets two messages, from whichever service takes the job.
+    const [first, second] = await Promise.all([broadcast(a.push), broadcast(b.push)]);
+    await settled(db, first, 20, 20_000);
+    await settled(db, second, 20, 20_000);
+
+    expect(fakes.telegram.received().filter((m) => m.status === 200)).toHaveLength(40);
+    const peaks = fakes.telegram.peakRates();
+    expect(peaks.overall).toBeLessThanOrEqual(8);
+    expect(peaks.perChat).toBeLessThanOrEqual(1);
+  }, 30_000);
 });
 
 describe('a worker killed mid-broadcast', () => {
