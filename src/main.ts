@@ -14,6 +14,7 @@ import { assembleApp } from './wiring/app.ts';
 import { startSupport, type SupportServices } from './wiring/support.ts';
 import { type PushServices, startPush } from './wiring/push.ts';
 import { type ScheduledPublisher, startScheduledPublisher } from './jobs/publish-scheduled.ts';
+import { type RetentionJob, startRetentionJob } from './jobs/retention.ts';
 import { createLogger } from './http/logger.ts';
 import { createRedis } from './integrations/redis.ts';
 import type { ObjectStorage } from './integrations/storage/port.ts';
@@ -30,6 +31,7 @@ interface Running {
   storage?: ObjectStorage;
   eventSourcing?: EventSourcing;
   scheduler?: ScheduledPublisher;
+  retention?: RetentionJob;
   support?: SupportServices;
   push?: PushServices;
   embedded?: EmbeddedDatabase;
@@ -58,10 +60,11 @@ async function stopAll(running: Running, logger: Logger): Promise<boolean> {
       logger.error({ err: error }, `shutdown: ${name} failed`);
     }
   };
-  const { app, pool, redis, storage, eventSourcing, scheduler, support, push, embedded } = running;
+  const { app, pool, redis, storage, eventSourcing, scheduler, retention, support, push, embedded } = running;
   if (app) await step('http server', () => app.close());
   if (support) await step('support chat', () => support.close());
   if (scheduler) await step('schedule job', () => scheduler.stop());
+  if (retention) await step('retention job', () => retention.stop());
   if (push) await step('push queue and workers', () => push.close());
   if (eventSourcing) await step('projections and event store', () => eventSourcing.stop());
   if (pool) await step('database pool', () => pool.end());
@@ -172,6 +175,15 @@ async function main(): Promise<void> {
       store: running.eventSourcing.store,
       connectionString: databaseUrl,
       logger,
+    });
+    running.retention = startRetentionJob({
+      pool: running.pool,
+      connectionString: databaseUrl,
+      logger,
+      registry,
+      retentionDays: config.DATA_RETENTION_DAYS,
+      // Only the local adapter leaves temporary files; S3 multipart leftovers are the bucket's lifecycle.
+      uploadDir: config.S3_BUCKET ? undefined : config.UPLOAD_DIR,
     });
     running.support = await startSupport({
       config,

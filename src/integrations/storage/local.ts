@@ -5,12 +5,12 @@ import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { writeBody } from './body.ts';
 import { assertByteRange, assertStorageKey } from './keys.ts';
+import { LOCAL_TEMP_DIR as TEMP_DIR } from './local-temp.ts';
 import type { ObjectInfo, ObjectStorage } from './port.ts';
 
 // Object files carry a suffix so that key `a` (file `a.object`) and key `a/b` (directory `a`) can both
 // exist, as in S3. Keys have no '.', so neither the suffix nor the temporary directory can clash with one.
 const SUFFIX = '.object';
-const TEMP_DIR = '.tmp';
 const LENGTH_BYTES = 2;
 
 /**
