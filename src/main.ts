@@ -13,6 +13,7 @@ import { type EventSourcing, startEventSourcing } from './wiring/event-sourcing.
 import { assembleApp } from './wiring/app.ts';
 import { startSupport, type SupportServices } from './wiring/support.ts';
 import { type PushServices, startPush } from './wiring/push.ts';
+import { intercomComplaintNotes, intercomCsatNotes, intercomOnceStarted } from './wiring/provider-notes.ts';
 import { type ScheduledPublisher, startScheduledPublisher } from './jobs/publish-scheduled.ts';
 import { type RetentionJob, startRetentionJob } from './jobs/retention.ts';
 import { createLogger } from './http/logger.ts';
@@ -162,13 +163,18 @@ async function main(): Promise<void> {
       registry,
     });
     running.push = push;
+    const intercom = intercomOnceStarted();
     running.eventSourcing = await startEventSourcing({
       config,
       databaseUrl,
       pool: running.pool,
       logger,
       registry,
-      processorPorts: { broadcast: (...post) => push.broadcaster.broadcast(...post) },
+      processorPorts: {
+        broadcast: (...post) => push.broadcaster.broadcast(...post),
+        csatNotes: intercomCsatNotes(intercom.get),
+        complaintNotes: intercomComplaintNotes(running.pool, intercom.get),
+      },
     });
     running.scheduler = startScheduledPublisher({
       pool: running.pool,
@@ -195,6 +201,7 @@ async function main(): Promise<void> {
       registry,
       dispatcher: push.dispatcher,
     });
+    intercom.set(running.support.intercom);
     await push.startWorkers(running.eventSourcing.store, running.support);
     running.app = await assembleApp({
       config,

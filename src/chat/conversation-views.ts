@@ -121,8 +121,9 @@ function messageOfPart(part: ConversationPart): Message | null {
 }
 
 /**
- * The conversation as its owner sees it; `rated` is the CSAT overlay (none recorded yet: false). Every
- * body, the user's own included, is sanitised here, once per cache load (decision 023).
+ * The conversation as its owner sees it; `rated` is false here, and the caller's CSAT rating is overlaid
+ * per poll (`withRating`, decision 029). Every body, the user's own included, is sanitised here, once per
+ * cache load (decision 023).
  */
 export function conversationView(conversation: Conversation): ConversationView {
   const { source } = conversation;

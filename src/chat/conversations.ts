@@ -15,13 +15,20 @@ import {
 import type { ContactMapping } from './contacts.ts';
 import type { CachedRead } from './read-cache.ts';
 import type { ConversationDerived, Owned, SupportCache } from './support-cache.ts';
+import { weakEtag } from '../lib/digest.ts';
 import { userTextToHtml } from './text.ts';
 
 export interface ChatDeps {
   readonly pool: DatabasePool;
   readonly intercom: Pick<
     IntercomClient,
-    'createConversation' | 'replyAsUser' | 'markConversationRead' | 'me' | 'createTag' | 'tagConversation'
+    | 'createConversation'
+    | 'replyAsUser'
+    | 'markConversationRead'
+    | 'closeConversation'
+    | 'me'
+    | 'createTag'
+    | 'tagConversation'
   >;
   readonly contacts: ContactMapping;
   readonly cache: SupportCache;
@@ -99,6 +106,60 @@ export async function conversationsOf(
     items.push(conversationSummary(item, view, derived.lastMessage, markers.get(item.id)));
   });
   return { items, freshness: { stale, fetchedAt } };
+}
+
+/** A user's CSAT ratings of one kind of target (decision 029): target id → stars. */
+export interface Ratings {
+  of(userId: string): Promise<ReadonlyMap<string, number>>;
+}
+
+const ratedCopies = new WeakMap<
+  object,
+  { readonly rating: number; readonly etag: string; readonly json: string }
+>();
+
+/**
+ * The CSAT overlay on a cached record (decision 029): unrated, the record's own tag and JSON; rated, a copy
+ * with `rated` and `rating`, serialised once per record and rating, so a poll of it costs a lookup.
+ */
+export function withRating(
+  record: { readonly view: object; readonly etag: string; readonly json: string },
+  rating: number | undefined,
+): { readonly etag: string; readonly json: string } {
+  if (rating === undefined) return record;
+  const known = ratedCopies.get(record);
+  if (known?.rating === rating) return known;
+  const json = JSON.stringify({ ...record.view, rated: true, rating });
+  const copy = { rating, etag: weakEtag(json), json };
+  ratedCopies.set(record, copy);
+  return copy;
+}
+
+/** `conversationFor` with the caller's rating overlaid: what the poll of one conversation answers. */
+export async function ratedConversationFor(
+  deps: Pick<ChatDeps, 'cache' | 'contacts'>,
+  ratings: Ratings,
+  userId: string,
+  conversationId: string,
+): Promise<{ record: { readonly etag: string; readonly json: string }; freshness: Freshness }> {
+  const [{ record, freshness }, rated] = await Promise.all([
+    conversationFor(deps, userId, conversationId),
+    ratings.of(userId),
+  ]);
+  return { record: withRating(record, rated.get(conversationId)), freshness };
+}
+
+/** `conversationsOf` with `rated` overlaid (API.md: list rows carry no `rating`). */
+export async function ratedConversationsOf(
+  deps: Pick<ChatDeps, 'cache' | 'contacts' | 'reads'>,
+  ratings: Ratings,
+  userId: string,
+): Promise<{ items: ConversationSummary[]; freshness: Freshness }> {
+  const [{ items, freshness }, rated] = await Promise.all([
+    conversationsOf(deps, userId),
+    ratings.of(userId),
+  ]);
+  return { items: items.map((item) => (rated.has(item.id) ? { ...item, rated: true } : item)), freshness };
 }
 
 export interface NewMessage {

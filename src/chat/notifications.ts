@@ -185,18 +185,28 @@ function pushesTo(record: NotificationRecord, target: PushTarget): PushIntent[] 
 const date = (unix: number): Date => new Date(unix * 1000);
 
 /**
- * The close's time is its part's (the newest `close` part), else the notification's. A clock that puts it
- * before the conversation's start counts as a zero-length conversation rather than a row that cannot exist.
+ * A close at `closedAt` of a conversation created at `createdAt` (unix seconds). A clock that puts it before
+ * the conversation's start counts as a zero-length conversation rather than a row that cannot exist. The
+ * webhook and a user's own close (`src/chat/conversation-close.ts`) both measure a close this way, from the
+ * close part's time, so they meet the same (conversation, closed_at) key and the close is recorded once.
  */
-function durationOf(record: NotificationRecord, conversation: { id: string; createdAt: number }) {
-  const close = record.parts.filter((p) => p.partType === 'close').at(-1);
-  const closedAt = Math.max(close?.createdAt ?? record.createdAt, conversation.createdAt);
+export function closeDuration(
+  conversation: { readonly id: string; readonly createdAt: number },
+  closedAt: number,
+  notificationId: string,
+): ConversationDuration {
   return {
     conversationId: conversation.id,
     openedAt: date(conversation.createdAt),
-    closedAt: date(closedAt),
-    notificationId: record.notificationId,
+    closedAt: date(Math.max(closedAt, conversation.createdAt)),
+    notificationId,
   };
+}
+
+/** The close's time is its part's (the newest `close` part), else the notification's. */
+function durationOf(record: NotificationRecord, conversation: { id: string; createdAt: number }) {
+  const close = record.parts.filter((p) => p.partType === 'close').at(-1);
+  return closeDuration(conversation, close?.createdAt ?? record.createdAt, record.notificationId);
 }
 
 /**

@@ -56,7 +56,7 @@ function titleOf(ticket: Ticket): string {
   return typeof title === 'string' && title !== '' ? title : `Ticket ${ticket.ticket_id ?? ticket.id}`;
 }
 
-/** `rated` is the CSAT overlay (none recorded yet: false). */
+/** `rated` is false here: the caller's CSAT rating is overlaid per poll (`ratedTicketsOf`, decision 029). */
 export function ticketSummary(ticket: Ticket): TicketSummary {
   return {
     id: ticket.id,

@@ -1,3 +1,5 @@
+import { type ComplaintNotesPort, complaintNotesProcessor } from './complaint-notes.ts';
+import { type CsatNotesPort, csatNotesProcessor } from './csat-notes.ts';
 import { type BroadcastPort, postPushesProcessor } from './post-pushes.ts';
 import type { Processor } from './processor.ts';
 
@@ -5,9 +7,18 @@ import type { Processor } from './processor.ts';
 export interface ProcessorPorts {
   /** Queues a push to many (src/push's broadcaster). */
   readonly broadcast: BroadcastPort;
+  /** A note and a tag at Intercom on a rated conversation or ticket. */
+  readonly csatNotes: CsatNotesPort;
+  /** A note at Intercom on the contact of a user who filed a complaint. */
+  readonly complaintNotes: ComplaintNotesPort;
 }
 
-/** Every processor the service runs: the push of a post published with `notify`. */
+/**
+ * Every processor the service runs: the push of a post published with `notify`, and the best-effort notes
+ * at Intercom for ratings and complaints (spec rule 3).
+ */
 export const allProcessors = (ports: ProcessorPorts): readonly Processor[] => [
   postPushesProcessor(ports.broadcast),
+  csatNotesProcessor(ports.csatNotes),
+  complaintNotesProcessor(ports.complaintNotes),
 ];

@@ -1,5 +1,7 @@
 import { channelsProjection } from './channels.ts';
 import { commentsProjection } from './comments.ts';
+import { complaintsProjection } from './complaints.ts';
+import { csatProjection } from './csat.ts';
 import { devicesProjection } from './devices.ts';
 import { clicksProjection, readsProjection } from './interactions.ts';
 import { moderationProjection } from './moderation.ts';
@@ -17,6 +19,8 @@ export const allProjections: readonly Projection[] = [
   readsProjection,
   commentsProjection,
   moderationProjection,
+  complaintsProjection,
+  csatProjection,
 ];
 
 export function projectionNamed(name: string): Projection | undefined {

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allProjections } from '../../src/projections/index.ts';
 import { type CountedApp, startCountedApp } from '../support/app.ts';
 import { useTestDatabase } from '../support/database.ts';
 
@@ -22,12 +23,14 @@ describe('an idle service', () => {
     await sleep(10_000);
     const idle = app.counter.statements.slice(from);
     const count = (pattern: RegExp) => idle.filter((s) => pattern.test(s)).length;
-    // Eight projections re-read every 5 s in case a notification was lost: 16 reads in 10 s, plus one
-    // more each when a read lands at the window's edge. The support inbox looks every 10 s (a
+    // Each projection and processor re-reads every 5 s in case a notification was lost: two reads each in
+    // 10 s, plus one more when a read lands at the window's edge. The support inbox looks every 10 s (a
     // transaction of three statements and the time of its next retry). The push queue's seven worker
     // slots look for jobs every 30 s in case a NOTIFY was lost, and its maintenance runs every minute or
     // so: at most one look each and a few maintenance statements in a window. Nothing else runs.
-    expect(count(/FROM events/)).toBeLessThanOrEqual(24);
+    // The processors: the push of a post, the CSAT notes, the complaint notes.
+    const subscriptions = allProjections.length + 3;
+    expect(count(/FROM events/)).toBeLessThanOrEqual(subscriptions * 3);
     expect(count(/pgboss\./)).toBeLessThanOrEqual(12);
     expect(idle.length - count(/FROM events/) - count(/pgboss\./)).toBeLessThanOrEqual(8);
   }, 30_000);

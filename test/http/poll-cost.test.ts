@@ -8,6 +8,7 @@ import { bearer, type CountedApp, type RunningApp, startCountedApp, TEST_SECRETS
 import { useTestDatabase } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
 import { sessionToken } from '../support/jwt.ts';
+import { requireSandbox } from '../support/chat.ts';
 import { postThrough } from '../support/posts.ts';
 import type { StatementCounter } from '../support/statement-counter.ts';
 
@@ -20,6 +21,7 @@ let counter: StatementCounter;
 let channelId = '';
 let postId = '';
 let conversationId = '';
+let ticketId = '';
 let ticketless = '';
 
 const as = (user: string) => bearer(sessionToken(TEST_SECRETS.JWT_SECRET, user));
@@ -56,6 +58,27 @@ beforeAll(async () => {
   });
   expect(opened.status).toBe(201);
   conversationId = z.object({ conversationId: z.string() }).parse(await opened.json()).conversationId;
+  // Dave's conversation closed and a ticket of his resolved, both rated: the CSAT overlay's polls.
+  const sandbox = requireSandbox(running.support.sandbox);
+  const contactId = [...sandbox.state.contacts.values()].find((c) => c.externalId === 'dave')?.id ?? '';
+  await sandbox.operator.close(conversationId);
+  ticketId = (await sandbox.operator.createTicket({ contactId, title: 'Polled ticket' })).id;
+  await sandbox.operator.resolveTicket(ticketId);
+  // The inbox is off here: the cache hears of both as a processed webhook would tell it.
+  await running.support.cache.invalidate({ contactIds: [contactId], conversationId, ticketId });
+  for (const [targetType, targetId] of [
+    ['conversation', conversationId],
+    ['ticket', ticketId],
+  ]) {
+    const rated = await fetch(`${running.url}/api/csat`, {
+      method: 'POST',
+      headers: { ...as('dave'), 'content-type': 'application/json' },
+      body: JSON.stringify({ targetType, targetId, rating: 4 }),
+    });
+    expect(rated.status).toBe(201);
+  }
+  // He has looked at the ticket (which marks it read), so his unread badges stay put while he polls.
+  expect((await get('dave', `/api/tickets/${ticketId}`)).status).toBe(200);
   ticketless = 'erin';
 }, 60_000);
 
@@ -72,6 +95,9 @@ describe('what a poll costs the database', () => {
       ['alice', `/api/channel/${channelId}/posts/${postId}`],
       ['alice', `/api/channel/${channelId}/posts/${postId}/comments`],
       ['dave', `/api/conversations/${conversationId}`],
+      ['dave', '/api/conversations'],
+      ['dave', '/api/tickets'],
+      ['dave', `/api/tickets/${ticketId}`],
     ];
     // Warm: each user's first poll reads what it needs, and the second is the client's first 304.
     const etags = new Map<string, string>();

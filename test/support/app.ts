@@ -7,9 +7,15 @@ import { envSchema, type ResolvedConfig } from '../../src/config.ts';
 import { createDatabasePool, type DatabasePool } from '../../src/db/pool.ts';
 import { assembleApp } from '../../src/wiring/app.ts';
 import { type PushOptions, type PushServices, startPush } from '../../src/wiring/push.ts';
+import {
+  intercomComplaintNotes,
+  intercomCsatNotes,
+  intercomOnceStarted,
+} from '../../src/wiring/provider-notes.ts';
 import { type SupportOptions, type SupportServices, startSupport } from '../../src/wiring/support.ts';
 import { type EventSourcing, startEventSourcing } from '../../src/wiring/event-sourcing.ts';
 import { createLogger } from '../../src/http/logger.ts';
+import type { Processor } from '../../src/processors/processor.ts';
 import type { Projection } from '../../src/projections/projection.ts';
 import type { ObjectStorage } from '../../src/integrations/storage/port.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -66,6 +72,8 @@ export interface StartOptions {
   ) => void;
   /** The projections to run (all of the service's by default). */
   readonly projections?: readonly Projection[];
+  /** The processors to run (all of the service's by default; `[]` for none). */
+  readonly processors?: readonly Processor[];
   /** Where uploads go: a local directory of this app's own by default, removed on close. */
   readonly storage?: ObjectStorage;
   /** Push settings: whether this replica works the queues, how fast crashed jobs come back. */
@@ -103,6 +111,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     retry: { maxAttempts: 3, baseDelayMs: 50, maxDelayMs: 200 },
     ...options.push,
   });
+  const intercom = intercomOnceStarted();
   const eventSourcing = await startEventSourcing({
     config,
     databaseUrl: url,
@@ -110,7 +119,12 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     logger,
     registry,
     ...(options.projections ? { projections: options.projections } : {}),
-    processorPorts: { broadcast: (...post) => push.broadcaster.broadcast(...post) },
+    ...(options.processors ? { processors: options.processors } : {}),
+    processorPorts: {
+      broadcast: (...post) => push.broadcaster.broadcast(...post),
+      csatNotes: intercomCsatNotes(intercom.get),
+      complaintNotes: intercomComplaintNotes(pool, intercom.get),
+    },
   });
   const support = await startSupport({
     config,
@@ -125,6 +139,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     ...(options.support?.runInbox === undefined ? {} : { runInbox: options.support.runInbox }),
     dispatcher: push.dispatcher,
   });
+  intercom.set(support.intercom);
   await push.startWorkers(eventSourcing.store, support);
   const app = await assembleApp({
     config,

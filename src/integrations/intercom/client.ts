@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { createBudget } from './budget.ts';
 import { ProviderError, isProviderError } from './errors.ts';
 import { createSend, type IntercomRequest } from './http.ts';
@@ -14,6 +14,7 @@ import {
   createdMessageSchema,
   tagSchema,
   ticketListSchema,
+  ticketPartSchema,
   ticketSchema,
   unarchivedContactSchema,
   type Admin,
@@ -101,6 +102,10 @@ export function parseExistingContactId(message: string | undefined): ExistingCon
   if (id === undefined || message === undefined) return null;
   return { id, archived: /\barchived\b/i.test(message) };
 }
+
+/** What the app reads of a note it wrote (`POST /contacts/{id}/notes`). */
+const contactNoteSchema = z.looseObject({ type: z.literal('note'), id: z.coerce.string() });
+export type ContactNote = z.infer<typeof contactNoteSchema>;
 
 export type IntercomClient = ReturnType<typeof createIntercomClient>;
 
@@ -292,6 +297,22 @@ export function createIntercomClient(options: IntercomClientOptions) {
         tagSchema,
       ),
 
+    /**
+     * Closes the conversation as the admin `adminId` (the app, on the user's behalf). Intercom answers the
+     * conversation with the new `close` part only, and sends `conversation.admin.closed` as for any close.
+     */
+    closeConversation: (id: string, adminId: string): Promise<Conversation> =>
+      call(
+        'write',
+        {
+          method: 'POST',
+          route: '/conversations/{id}/parts',
+          params: { id },
+          body: { message_type: 'close', type: 'admin', admin_id: adminId },
+        },
+        conversationSchema,
+      ),
+
     /** An internal note: never shown to the user. */
     addConversationNote: (id: string, body: string, adminId: string): Promise<Conversation> =>
       call(
@@ -305,6 +326,22 @@ export function createIntercomClient(options: IntercomClientOptions) {
         conversationSchema,
       ),
 
+    /**
+     * An internal note on a contact (HTML body), written as `adminId` or, without one, as the token's admin.
+     * Never shown to the user. A contact Intercom does not know (deleted, archived) is `not_found`.
+     */
+    addContactNote: (contactId: string, body: string, adminId?: string): Promise<ContactNote> =>
+      call(
+        'write',
+        {
+          method: 'POST',
+          route: '/contacts/{id}/notes',
+          params: { id: contactId },
+          body: { body, ...(adminId === undefined ? {} : { admin_id: adminId }) },
+        },
+        contactNoteSchema,
+      ),
+
     searchTicketsByContact: (contactId: string, startingAfter?: string) =>
       searchTickets(byContact(contactId), startingAfter),
 
@@ -314,6 +351,31 @@ export function createIntercomClient(options: IntercomClientOptions) {
 
     getTicket: (id: string): Promise<Ticket> =>
       call('read', { method: 'GET', route: '/tickets/{id}', params: { id } }, ticketSchema),
+
+    /** An internal note on a ticket, never shown to the user; Intercom answers the new part. */
+    addTicketNote: (id: string, body: string, adminId: string): Promise<z.infer<typeof ticketPartSchema>> =>
+      call(
+        'write',
+        {
+          method: 'POST',
+          route: '/tickets/{id}/reply',
+          params: { id },
+          body: { message_type: 'note', type: 'admin', admin_id: adminId, body },
+        },
+        ticketPartSchema,
+      ),
+
+    tagTicket: (id: string, tagId: string, adminId: string): Promise<Tag> =>
+      call(
+        'write',
+        {
+          method: 'POST',
+          route: '/tickets/{id}/tags',
+          params: { id },
+          body: { id: tagId, admin_id: adminId },
+        },
+        tagSchema,
+      ),
 
     /** Creates the tag, or answers the existing one of that name. */
     createTag: (name: string): Promise<Tag> =>

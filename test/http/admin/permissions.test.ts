@@ -9,6 +9,7 @@ import { installAdminHooks } from '../../../src/http/routes/admin/index.ts';
 import { adminCall, createTestAdmin, goodPassword, loginToken, uniqueEmail } from '../../support/admin.ts';
 import { TEST_SECRETS, useRunningApp } from '../../support/app.ts';
 import { commentAs, openReportOf, reportComment } from '../../support/comments.ts';
+import { sessionToken } from '../../support/jwt.ts';
 import { type PostStep, postThrough } from '../../support/posts.ts';
 
 const used = useRunningApp();
@@ -316,6 +317,40 @@ const matrix: readonly {
     },
   },
   {
+    route: 'GET /admin/complaints',
+    allowed: ['owner', 'support', 'auditor'],
+    call: () => ({ method: 'GET', path: '/admin/complaints?status=open' }),
+  },
+  {
+    route: 'GET /admin/complaints/{id}',
+    allowed: ['owner', 'support', 'auditor'],
+    call: async () => ({ method: 'GET', path: `/admin/complaints/${await freshComplaint()}` }),
+  },
+  {
+    route: 'POST /admin/complaints/{id}/resolve',
+    allowed: ['owner', 'support'],
+    call: async () => ({
+      method: 'POST',
+      path: `/admin/complaints/${await freshComplaint()}/resolve`,
+      body: { note: 'Resolved by the matrix.' },
+    }),
+  },
+  {
+    route: 'GET /admin/csat',
+    allowed: ['owner', 'support', 'auditor'],
+    call: () => ({ method: 'GET', path: '/admin/csat?targetType=ticket' }),
+  },
+  {
+    route: 'GET /admin/analytics/conversations',
+    allowed: ['owner', 'support', 'auditor'],
+    call: () => ({ method: 'GET', path: '/admin/analytics/conversations' }),
+  },
+  {
+    route: 'GET /admin/analytics/csat',
+    allowed: ['owner', 'support', 'auditor'],
+    call: () => ({ method: 'GET', path: '/admin/analytics/csat' }),
+  },
+  {
     route: 'POST /admin/auth/logout-all',
     allowed: ALL,
     call: () => ({ method: 'POST', path: '/admin/auth/logout-all' }),
@@ -334,6 +369,26 @@ let commented: Promise<string> | undefined;
 const commentedPost = () => (commented ??= postIn(['publish']));
 /** A new comment on that post, by a new user. */
 const freshComment = async () => (await commentAs(url(), channelId, await commentedPost())).id;
+
+/** A complaint reason, made once by the owner. */
+let complaintReason: Promise<string> | undefined;
+const complaintReasonId = () =>
+  (complaintReason ??= adminCall(url(), tokens.get('owner') ?? '', 'POST', '/admin/reasons', {
+    kind: 'complaint',
+    title: 'Matrix complaint',
+  }).then((made) => (made.body as { id: string }).id));
+/** A new open complaint, filed by a user through the client API. */
+const freshComplaint = async () => {
+  const res = await fetch(`${url()}/api/complaints`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${sessionToken(TEST_SECRETS.JWT_SECRET, 'matrix-user')}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({ reasonId: await complaintReasonId(), text: 'Filed for the matrix.' }),
+  });
+  return ((await res.json()) as { id: string }).id;
+};
 
 /** A fresh post of the matrix channel in the state a call needs, made by the owner. */
 const postIn = (steps: readonly PostStep[]) =>

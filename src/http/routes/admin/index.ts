@@ -5,15 +5,18 @@ import type { DatabasePool } from '../../../db/pool.ts';
 import { recordAudit } from '../../plugins/admin-audit.ts';
 import { identifyAdmin, requireDeclaredAccess } from '../../plugins/admin-auth.ts';
 import { adminsRoutes } from './admins.ts';
+import { analyticsRoutes } from './analytics.ts';
 import { auditLogRoutes } from './audit-log.ts';
 import { authRoutes } from './auth.ts';
 import { channelsRoutes } from './channels.ts';
 import { adminCommentsRoutes } from './comments.ts';
+import { adminCsatRoutes } from './csat.ts';
 import { moderationRoutes } from './moderation.ts';
 import { moderationHistoryRoutes } from './moderation-history.ts';
 import { noticesRoutes } from './notices.ts';
 import { postsRoutes } from './posts.ts';
 import { reasonsRoutes } from './reasons.ts';
+import { adminComplaintsRoutes } from './complaints.ts';
 
 /**
  * What every admin route gets: the admin identified from the session token first (onRequest), its
@@ -49,4 +52,7 @@ export const adminRoutes: FastifyPluginAsync = async (app) => {
   await app.register(moderationHistoryRoutes);
   await app.register(postsRoutes);
   await app.register(noticesRoutes);
+  await app.register(adminCsatRoutes);
+  await app.register(analyticsRoutes);
+  await app.register(adminComplaintsRoutes);
 };

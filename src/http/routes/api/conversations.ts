@@ -1,7 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { conversationFor, conversationsOf, markRead, sendMessage } from '../../../chat/conversations.ts';
+import {
+  markRead,
+  ratedConversationFor,
+  ratedConversationsOf,
+  sendMessage,
+} from '../../../chat/conversations.ts';
+import { closeConversation } from '../../../chat/conversation-close.ts';
 import { conversationSchema, conversationSummarySchema } from '../../../chat/conversation-views.ts';
+import { createCsatRatings } from '../../../queries/csat.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { replyToProviderPoll, replyToProviderRecord } from '../../poll-freshness.ts';
 import { notModified, pollHeaders, sessionSecurity } from './conventions.ts';
@@ -28,6 +35,8 @@ const newMessage = z
 export const conversationsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { chat, config } = app.services;
   const pollMs = config.POLL_CHAT_MS;
+  // The `rated` overlay (decision 029): each user's ratings, read again only after they rate.
+  const ratings = createCsatRatings(app.services.pool, app.services.changes, 'conversation');
 
   app.get(
     '/conversations',
@@ -45,7 +54,7 @@ export const conversationsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const { items, freshness } = await conversationsOf(chat, userOf(request));
+      const { items, freshness } = await ratedConversationsOf(chat, ratings, userOf(request));
       return replyToProviderPoll(request, reply, { body: { items }, freshness }, pollMs);
     },
   );
@@ -66,7 +75,7 @@ export const conversationsRoutes: FastifyPluginAsyncZod = async (app) => {
       replyToProviderRecord(
         request,
         reply,
-        await conversationFor(chat, userOf(request), request.params.id),
+        await ratedConversationFor(chat, ratings, userOf(request), request.params.id),
         pollMs,
       ),
   );
@@ -105,6 +114,24 @@ export const conversationsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       await markRead(chat, userOf(request), request.params.id, request.body?.lastReadMessageId);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/conversations/:id/close',
+    {
+      schema: {
+        tags,
+        security,
+        summary:
+          'The user ends their request: closed at Intercom on their behalf (a no-op when closed already)',
+        params,
+        response: { 204: z.null().describe('Closed, or closed already'), ...errors },
+      },
+    },
+    async (request, reply) => {
+      await closeConversation(chat, userOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );

@@ -12,6 +12,7 @@ import { userOf } from '../../plugins/auth.ts';
 import { limitParam } from '../../cursor.ts';
 import { problemSchema } from '../../problem.ts';
 import { providerId } from './support-schemas.ts';
+import { devtoolsOperatorRoutes } from './devtools-operator.ts';
 import { blockText } from '../../../lib/text-rules.ts';
 
 const DEVICE_PROJECTIONS = ['devices'];
@@ -69,6 +70,8 @@ export const devtoolsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   const { sandbox } = support;
   if (sandbox) {
+    // The sandbox's other operator actions (close, snooze, reopen; open and move a ticket).
+    await app.register(devtoolsOperatorRoutes);
     app.post(
       '/devtools/operator-reply',
       {

@@ -10,6 +10,7 @@ import { postMediaRoutes } from './post-media.ts';
 import { conversationsRoutes } from './conversations.ts';
 import { ticketsRoutes } from './tickets.ts';
 import { unreadRoutes } from './unread.ts';
+import { csatRoutes } from './csat.ts';
 import { commentsRoutes } from './comments.ts';
 import { commentActionsRoutes } from './comment-actions.ts';
 import { commentImagesRoutes } from './comment-images.ts';
@@ -18,6 +19,7 @@ import { devicesRoutes } from './devices.ts';
 import { devtoolsRoutes } from './devtools.ts';
 import { filesRoutes } from './files.ts';
 import { notificationSettingsRoutes } from './notification-settings.ts';
+import { complaintsRoutes } from './complaints.ts';
 
 /**
  * Everything under /api: identity first (onRequest), then the rate limit keyed by it, then the 401 for
@@ -54,6 +56,8 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
   await app.register(conversationsRoutes);
   await app.register(ticketsRoutes);
   await app.register(unreadRoutes);
+  await app.register(csatRoutes);
   await app.register(devicesRoutes);
+  await app.register(complaintsRoutes);
   if (config.ENABLE_DEVTOOLS && config.NODE_ENV !== 'production') await app.register(devtoolsRoutes);
 };

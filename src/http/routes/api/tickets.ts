@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ticketFor, ticketsOf } from '../../../chat/tickets.ts';
+import { ratedTicketFor, ratedTicketsOf } from '../../../chat/tickets.ts';
 import { ticketSchema, ticketSummarySchema } from '../../../chat/ticket-views.ts';
+import { createCsatRatings } from '../../../queries/csat.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { replyToProviderPoll, replyToProviderRecord } from '../../poll-freshness.ts';
 import { notModified, pollHeaders, sessionSecurity } from './conventions.ts';
@@ -14,6 +15,8 @@ const errors = supportErrors;
 export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { chat, config } = app.services;
   const pollMs = config.POLL_CHAT_MS;
+  // The `rated` overlay (decision 029): each user's ratings, read again only after they rate.
+  const ratings = createCsatRatings(app.services.pool, app.services.changes, 'ticket');
   app.get(
     '/tickets',
     {
@@ -30,7 +33,7 @@ export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const { items, freshness } = await ticketsOf(chat, userOf(request));
+      const { items, freshness } = await ratedTicketsOf(chat, ratings, userOf(request));
       return replyToProviderPoll(request, reply, { body: { items }, freshness }, pollMs);
     },
   );
@@ -51,7 +54,7 @@ export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
       replyToProviderRecord(
         request,
         reply,
-        await ticketFor(chat, userOf(request), request.params.id),
+        await ratedTicketFor(chat, ratings, userOf(request), request.params.id),
         pollMs,
       ),
   );

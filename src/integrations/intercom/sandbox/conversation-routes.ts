@@ -7,10 +7,13 @@ import {
   addAdminPart,
   addUserReply,
   attachmentsFromUrls,
+  changeState,
   createConversation,
   markRead,
   requireConversation,
+  stateChangeTopic,
   tagConversation,
+  type StateChange,
 } from './conversations.ts';
 import { invalid, notFound, parse } from './errors.ts';
 import { renderConversation, renderConversationListItem, renderTag } from './render.ts';
@@ -44,6 +47,35 @@ const adminReply = z.object({
   attachment_urls: attachmentUrls,
 });
 const reply = z.discriminatedUnion('type', [userReply, adminReply]);
+
+// `POST /conversations/{id}/parts` (manageConversation): close, snooze or open as a teammate. Assignment,
+// the fourth kind Intercom takes, is left out: the service never assigns.
+const manage = z.discriminatedUnion('message_type', [
+  z.object({
+    message_type: z.literal('close'),
+    type: z.literal('admin'),
+    admin_id: adminId,
+    body: z.string().optional(),
+  }),
+  z.object({
+    message_type: z.literal('snoozed'),
+    type: z.literal('admin').optional(),
+    admin_id: adminId,
+    snoozed_until: z.number().int(),
+  }),
+  z.object({ message_type: z.literal('open'), type: z.literal('admin').optional(), admin_id: adminId }),
+]);
+
+function changeOf(body: z.infer<typeof manage>): StateChange {
+  switch (body.message_type) {
+    case 'close':
+      return { to: 'closed', body: body.body };
+    case 'snoozed':
+      return { to: 'snoozed', until: body.snoozed_until };
+    case 'open':
+      return { to: 'open' };
+  }
+}
 
 const conversationFields: Fields<Conversation> = {
   id: (conversation) => [conversation.id],
@@ -110,6 +142,18 @@ export function conversationsRoutes(app: FastifyInstance, context: SandboxContex
     const part = addAdminPart(state, id, { ...input, attachments: attachmentsFromUrls(urls) });
     const conversation = requireConversation(state, id);
     const topic = body.message_type === 'note' ? 'conversation.admin.noted' : 'conversation.admin.replied';
+    void notifyConversation(context, topic, conversation, [part]);
+    return renderConversation(state, conversation, [part]);
+  });
+
+  // As a teammate's action in the inbox: the answer holds the new part only, and the webhook follows.
+  app.post('/conversations/:id/parts', async (request) => {
+    const { id } = parse(idParams, request.params);
+    const body = parse(manage, request.body);
+    const conversation = requireConversation(state, id);
+    const change = changeOf(body);
+    const topic = stateChangeTopic(conversation.state, change.to);
+    const part = changeState(state, id, body.admin_id, change);
     void notifyConversation(context, topic, conversation, [part]);
     return renderConversation(state, conversation, [part]);
   });

@@ -141,6 +141,16 @@ export type StateChange =
   | { readonly to: 'open' }
   | { readonly to: 'snoozed'; readonly until: number };
 
+/**
+ * The webhook topic of a teammate's state change, from the state before it: opening a snoozed conversation
+ * unsnoozes it.
+ */
+export function stateChangeTopic(before: ConversationState, to: StateChange['to']): string {
+  if (to === 'closed') return 'conversation.admin.closed';
+  if (to === 'snoozed') return 'conversation.admin.snoozed';
+  return before === 'snoozed' ? 'conversation.admin.unsnoozed' : 'conversation.admin.opened';
+}
+
 /** Close, open or snooze: each leaves a part with no body, whose type names the change. */
 export function changeState(
   state: SandboxState,

@@ -60,7 +60,8 @@ export interface IntercomSandbox {
  * API (shapes as in Intercom's OpenAPI file, which the tests check them against): `GET /me`; contacts
  * (`POST /contacts`, `GET /contacts/find_by_external_id/{id}`, `POST /contacts/search` with an optional
  * index lag, archive, unarchive, delete, tags, notes); conversations (create from a user, reply as user or
- * admin, note, get, search by contact with cursor pagination, mark read, tag); tickets (get, search);
+ * admin, note, close, snooze or open as an admin, get, search by contact with cursor pagination, mark read,
+ * tag); tickets (get, search, note, tag);
  * `POST /tags`. Every call is checked as Intercom checks it: Bearer token (401), `Accept: application/json`
  * (406), `Intercom-Version: 2.15` (400), rate limit (429 with X-RateLimit-* and no Retry-After); errors
  * are Intercom's `error.list`. State is in memory and dies with the server.

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { deleteContact, setArchived } from './contacts.ts';
 import { notifyConversation, notifyTicket, type SandboxContext } from './context.ts';
-import { addAdminPart, changeState, requireConversation, type StateChange } from './conversations.ts';
+import {
+  addAdminPart,
+  changeState,
+  requireConversation,
+  stateChangeTopic,
+  type StateChange,
+} from './conversations.ts';
 import type { Fault, Faults } from './faults.ts';
 import type { Attachment } from './state.ts';
 import { changeTicketState, createTicket, replyToTicket, requireTicket } from './tickets.ts';
@@ -110,7 +116,8 @@ export function createOperator(context: SandboxContext, faults: Faults): Sandbox
     return done(await notifyConversation(context, topic, conversation, added), part.id);
   }
 
-  function stateChange(conversationId: string, topic: string, adminId: string, change: StateChange) {
+  function stateChange(conversationId: string, adminId: string, change: StateChange) {
+    const topic = stateChangeTopic(requireConversation(state, conversationId).state, change.to);
     return conversationPart(conversationId, topic, () => changeState(state, conversationId, adminId, change));
   }
 
@@ -133,15 +140,9 @@ export function createOperator(context: SandboxContext, faults: Faults): Sandbox
           attachments: [],
         }),
       ),
-    close: (id, input) =>
-      stateChange(id, 'conversation.admin.closed', admin(input), { to: 'closed', body: input?.body }),
-    snooze: (id, input) =>
-      stateChange(id, 'conversation.admin.snoozed', admin(input), { to: 'snoozed', until: input.until }),
-    open(id, input) {
-      const snoozed = requireConversation(state, id).state === 'snoozed';
-      const topic = snoozed ? 'conversation.admin.unsnoozed' : 'conversation.admin.opened';
-      return stateChange(id, topic, admin(input), { to: 'open' });
-    },
+    close: (id, input) => stateChange(id, admin(input), { to: 'closed', body: input?.body }),
+    snooze: (id, input) => stateChange(id, admin(input), { to: 'snoozed', until: input.until }),
+    open: (id, input) => stateChange(id, admin(input), { to: 'open' }),
     async createTicket(input) {
       const ticket = createTicket(state, { ...input, adminId: admin(input) });
       return done(await notifyTicket(context, 'ticket.created', ticket), ticket.id);

@@ -289,7 +289,7 @@ const TICKET_STATES: Record<TicketCategory, { readonly id: string; readonly labe
 
 export const defaultTicketLabel = (category: TicketCategory): string => TICKET_STATES[category].label;
 
-function renderTicketPart(part: TicketPart, options: RenderOptions): Record<string, unknown> {
+export function renderTicketPart(part: TicketPart, options: RenderOptions = {}): Record<string, unknown> {
   const states =
     part.ticketState === undefined
       ? {}

@@ -127,6 +127,7 @@ export interface Ticket {
   readonly createdAt: number;
   updatedAt: number;
   readonly parts: TicketPart[];
+  readonly tags: AppliedTag[];
 }
 
 export interface Tag {

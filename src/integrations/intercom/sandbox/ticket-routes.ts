@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { adminId } from './contact-routes.ts';
 import type { SandboxContext } from './context.ts';
 import { parse } from './errors.ts';
-import { renderTicket } from './render.ts';
+import { renderTag, renderTicket, renderTicketPart } from './render.ts';
 import { matches, paginate, searchRequest, type Fields } from './search.ts';
 import type { Ticket } from './state.ts';
-import { requireTicket } from './tickets.ts';
+import { noteOnTicket, requireTicket, tagTicket } from './tickets.ts';
 
 const ticketFields: Fields<Ticket> = {
   id: (ticket) => [ticket.id],
@@ -27,5 +28,28 @@ export function ticketsRoutes(app: FastifyInstance, { state }: SandboxContext): 
     const page = paginate(found, search);
     const tickets = page.items.map((ticket) => renderTicket(state, ticket));
     return { type: 'ticket.list', pages: page.pages, total_count: page.totalCount, tickets };
+  });
+
+  // An admin's internal note; Intercom answers the new part only. (Replies in the user's name are not
+  // implemented: the service never sends one.)
+  app.post('/tickets/:id/reply', async (request) => {
+    const { id } = parse(z.object({ id: z.string().min(1) }), request.params);
+    const body = parse(
+      z.object({
+        message_type: z.literal('note'),
+        type: z.literal('admin'),
+        admin_id: adminId,
+        body: z.string().min(1),
+      }),
+      request.body,
+    );
+    return renderTicketPart(noteOnTicket(state, id, body.admin_id, body.body));
+  });
+
+  app.post('/tickets/:id/tags', async (request) => {
+    const { id } = parse(z.object({ id: z.string().min(1) }), request.params);
+    const body = parse(z.object({ id: z.string().min(1), admin_id: adminId }), request.body);
+    const { tag, applied } = tagTicket(state, id, body.id, body.admin_id);
+    return renderTag(tag, applied);
   });
 }

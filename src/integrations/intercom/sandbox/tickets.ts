@@ -1,13 +1,15 @@
-import { adminAuthor, requireContact } from './contacts.ts';
+import { adminAuthor, applyTag, requireContact, requireTag } from './contacts.ts';
 import { IntercomError } from './errors.ts';
 import { textToHtml } from './html.ts';
 import { defaultTicketLabel } from './render.ts';
 import {
   seconds,
+  type AppliedTag,
   type Attachment,
   type SandboxState,
   type Ticket,
   type TicketCategory,
+  type Tag,
   type TicketPart,
 } from './state.ts';
 
@@ -48,6 +50,7 @@ export function createTicket(state: SandboxState, input: NewTicket): Ticket {
     createdAt: now,
     updatedAt: now,
     parts: [],
+    tags: [],
   };
   state.tickets.set(ticket.id, ticket);
   const part = { partType: 'ticket_state_updated_by_admin', body: null, author, attachments: [] };
@@ -81,4 +84,29 @@ export function replyToTicket(
   const ticket = requireTicket(state, ticketId);
   const author = adminAuthor(state, adminId);
   return append(state, ticket, { partType: 'comment', body: textToHtml(body), author, attachments });
+}
+
+/** A teammate's internal note (`POST /tickets/{id}/reply` as an admin): the user never sees it. */
+export function noteOnTicket(
+  state: SandboxState,
+  ticketId: string,
+  adminId: string,
+  body: string,
+): TicketPart {
+  const ticket = requireTicket(state, ticketId);
+  const author = adminAuthor(state, adminId);
+  return append(state, ticket, { partType: 'note', body: textToHtml(body), author, attachments: [] });
+}
+
+/** Tagging twice keeps the first application, as for conversations. */
+export function tagTicket(
+  state: SandboxState,
+  ticketId: string,
+  tagId: string,
+  adminId: string,
+): { readonly tag: Tag; readonly applied: AppliedTag } {
+  const ticket = requireTicket(state, ticketId);
+  const tag = requireTag(state, tagId);
+  adminAuthor(state, adminId);
+  return { tag, applied: applyTag(state, ticket.tags, tagId, adminId) };
 }

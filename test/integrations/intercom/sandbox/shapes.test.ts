@@ -178,6 +178,28 @@ describe.skipIf(!spec)('Intercom sandbox answers match the 2.15 OpenAPI file', (
     ],
     ['/tickets/{ticket_id}', 'get', 200, () => call(sandbox, 'GET', `/tickets/${ids.ticketId}`)],
     [
+      '/tickets/{ticket_id}/reply',
+      'post',
+      200,
+      () =>
+        call(sandbox, 'POST', `/tickets/${ids.ticketId}/reply`, {
+          message_type: 'note',
+          type: 'admin',
+          admin_id: sandbox.state.me.id,
+          body: 'CSAT 4/5',
+        }),
+    ],
+    [
+      '/tickets/{ticket_id}/tags',
+      'post',
+      200,
+      () =>
+        call(sandbox, 'POST', `/tickets/${ids.ticketId}/tags`, {
+          id: ids.tagId,
+          admin_id: sandbox.state.me.id,
+        }),
+    ],
+    [
       '/contacts/{contact_id}/archive',
       'post',
       200,

@@ -1,0 +1,188 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { conversationFor } from '../../../chat/conversations.ts';
+import { ownedTicket } from '../../../chat/tickets.ts';
+import { ticketStateSchema } from '../../../chat/ticket-views.ts';
+import { invalidTransition, notFound } from '../../../lib/domain-error.ts';
+import { blockText, lineText } from '../../../lib/text-rules.ts';
+import { userOf } from '../../plugins/auth.ts';
+import { problemSchema } from '../../problem.ts';
+import {
+  operatorActionSchema,
+  operatorActionView,
+  operatorTicketSchema,
+  operatorTicketView,
+} from '../../views/api/devtools-operator.ts';
+import { sessionSecurity } from './conventions.ts';
+import { providerId, supportErrors } from './support-schemas.ts';
+
+const tags = ['devtools'];
+const security = sessionSecurity;
+const params = z.object({ id: providerId });
+/** The support routes' refusals, and 409 for an action that changes nothing (closing a closed one). */
+const errors = { ...supportErrors, 409: problemSchema };
+const accepted = <S extends z.ZodType>(schema: S) => ({ 202: schema, ...errors });
+const description =
+  "Sandbox only, on the caller's own records (403 otherwise). The sandbox operator acts, and the change " +
+  'reaches the service as a signed webhook, as in production: it shows on the next poll once processed.';
+
+/** A snooze ends later than now, and within a year. */
+const snoozeUntil = z.iso
+  .datetime({ offset: true })
+  .refine((value) => Date.parse(value) > Date.now(), 'must be in the future')
+  .refine((value) => Date.parse(value) < Date.now() + 366 * 86_400_000, 'must be within a year');
+
+/**
+ * What a teammate does in Intercom's inbox, to the caller's own conversations and tickets, done through the
+ * sandbox operator, so that each change reaches the service as Intercom's signed webhook would (API.md
+ * devtools). Ownership is checked as every support route checks it, through the read cache: 404 unknown,
+ * 403 someone else's, and nothing is sent then. Registered by devtools.ts when the sandbox stands in for
+ * Intercom (ENABLE_DEVTOOLS=1, never in production).
+ */
+export const devtoolsOperatorRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { chat, support } = app.services;
+  const { sandbox } = support;
+  if (!sandbox) return;
+  const { operator, state: records } = sandbox;
+
+  /** The caller's conversation as the sandbox holds it now (the cache may not have heard of a change yet). */
+  const ownConversation = async (userId: string, id: string) => {
+    await conversationFor(chat, userId, id);
+    return sandboxRecord(records.conversations.get(id), 'Conversation');
+  };
+
+  app.post(
+    '/devtools/conversations/:id/close',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'A teammate closes the conversation, with an optional last message',
+        description,
+        params,
+        body: z.strictObject({ text: blockText({ max: 10_000 }).optional() }).optional(),
+        response: accepted(operatorActionSchema),
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const conversation = await ownConversation(userOf(request), id);
+      if (conversation.state === 'closed') throw invalidTransition('The conversation is closed already');
+      const text = request.body?.text;
+      const result = await operator.close(id, text === undefined ? {} : { body: text });
+      return reply.code(202).send(operatorActionView(result));
+    },
+  );
+
+  app.post(
+    '/devtools/conversations/:id/snooze',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'A teammate snoozes the conversation until a time',
+        description,
+        params,
+        body: z.strictObject({ until: snoozeUntil }),
+        response: accepted(operatorActionSchema),
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      await ownConversation(userOf(request), id);
+      const until = Math.ceil(Date.parse(request.body.until) / 1000);
+      return reply.code(202).send(operatorActionView(await operator.snooze(id, { until })));
+    },
+  );
+
+  app.post(
+    '/devtools/conversations/:id/reopen',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'A teammate reopens a closed conversation, or unsnoozes a snoozed one',
+        description,
+        params,
+        response: accepted(operatorActionSchema),
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const conversation = await ownConversation(userOf(request), id);
+      if (conversation.state === 'open') throw invalidTransition('The conversation is open already');
+      return reply.code(202).send(operatorActionView(await operator.open(id)));
+    },
+  );
+
+  app.post(
+    '/devtools/tickets',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'A teammate opens a ticket for the caller (submitted)',
+        description,
+        body: z.strictObject({
+          title: lineText({ max: 200 }),
+          description: blockText({ max: 10_000 }).optional(),
+        }),
+        response: { 201: operatorTicketSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const contactId = await sandboxContact(userOf(request));
+      const { title, description } = request.body;
+      const result = await operator.createTicket({
+        contactId,
+        title,
+        ...(description === undefined ? {} : { description }),
+      });
+      return reply.code(201).send(operatorTicketView(result));
+    },
+  );
+
+  app.post(
+    '/devtools/tickets/:id/state',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'A teammate moves the ticket to a state; resolved pushes the CSAT prompt',
+        description:
+          `${description} \`resolved\` sends \`ticket.state.updated\` then \`ticket.resolved\`, ` +
+          'whose push carries `csat`.',
+        params,
+        body: z.strictObject({ state: ticketStateSchema }),
+        response: accepted(operatorActionSchema),
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const { state } = request.body;
+      await ownedTicket(chat, userOf(request), id);
+      const ticket = sandboxRecord(records.tickets.get(id), 'Ticket');
+      if (ticket.category === state) throw invalidTransition(`The ticket is ${state} already`);
+      const result =
+        state === 'resolved'
+          ? await operator.resolveTicket(id)
+          : await operator.setTicketState(id, { state });
+      return reply.code(202).send(operatorActionView(result));
+    },
+  );
+
+  /**
+   * The caller's contact, made on first use. A mapping the sandbox does not know (it restarted with the
+   * service, and `user_contacts` remembers its old contacts) is renewed, as opening a request renews it.
+   */
+  async function sandboxContact(userId: string): Promise<string> {
+    const contactId = await chat.contacts.contactFor(userId);
+    if (records.contacts.has(contactId)) return contactId;
+    return chat.contacts.renew(userId, contactId);
+  }
+};
+
+function sandboxRecord<T>(record: T | undefined, what: string): T {
+  if (record === undefined) throw notFound(`${what} not found`);
+  return record;
+}
