@@ -15,6 +15,11 @@ import { mintSessionToken } from '../src/dev/token.ts';
 import { type EventSourcing, startEventSourcing } from '../src/wiring/event-sourcing.ts';
 import { assembleApp } from '../src/wiring/app.ts';
 import { startPush } from '../src/wiring/push.ts';
+import {
+  intercomComplaintNotes,
+  intercomCsatNotes,
+  intercomOnceStarted,
+} from '../src/wiring/provider-notes.ts';
 import { startSupport, type SupportServices } from '../src/wiring/support.ts';
 import { localStorage } from '../src/integrations/storage/local.ts';
 import type { ObjectStorage } from '../src/integrations/storage/port.ts';
@@ -136,12 +141,17 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
 
   const storage = options.storage ?? localStorage(await temporaryDirectory('svc-bench-uploads-', teardown));
   const push = await startPush({ config, pool, databaseUrl: url, logger });
+  const intercom = intercomOnceStarted();
   const eventSourcing = await startEventSourcing({
     config,
     databaseUrl: url,
     pool,
     logger,
-    processorPorts: { broadcast: (...post) => push.broadcaster.broadcast(...post) },
+    processorPorts: {
+      broadcast: (...post) => push.broadcaster.broadcast(...post),
+      csatNotes: intercomCsatNotes(intercom.get),
+      complaintNotes: intercomComplaintNotes(pool, intercom.get),
+    },
   });
   teardown.add('push queue and workers', () => push.close());
   teardown.add('projections and event store', () => eventSourcing.stop());
@@ -155,6 +165,7 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
     sandboxInProduction: true,
     dispatcher: push.dispatcher,
   });
+  intercom.set(support.intercom);
   await push.startWorkers(eventSourcing.store, support);
   teardown.add('support chat', () => support.close());
   const app = await assembleApp({
