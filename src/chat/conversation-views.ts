@@ -67,6 +67,7 @@ export const conversationSummarySchema = z
     unreadCount: z.number().int().min(0),
     lastMessage: lastMessageSchema.optional(),
     rated: z.boolean(),
+    rating: z.number().int().min(1).max(5).optional(),
   })
   .meta({ id: 'SupportConversationSummary' });
 export type ConversationSummary = z.infer<typeof conversationSummarySchema>;

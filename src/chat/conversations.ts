@@ -149,7 +149,7 @@ export async function ratedConversationFor(
   return { record: withRating(record, rated.get(conversationId)), freshness };
 }
 
-/** `conversationsOf` with `rated` overlaid (API.md: list rows carry no `rating`). */
+/** `conversationsOf` with `rated` and `rating` overlaid, as on one conversation (decision 029). */
 export async function ratedConversationsOf(
   deps: Pick<ChatDeps, 'cache' | 'contacts' | 'reads'>,
   ratings: Ratings,
@@ -159,7 +159,13 @@ export async function ratedConversationsOf(
     conversationsOf(deps, userId),
     ratings.of(userId),
   ]);
-  return { items: items.map((item) => (rated.has(item.id) ? { ...item, rated: true } : item)), freshness };
+  return {
+    items: items.map((item) => {
+      const rating = rated.get(item.id);
+      return rating === undefined ? item : { ...item, rated: true, rating };
+    }),
+    freshness,
+  };
 }
 
 export interface NewMessage {

