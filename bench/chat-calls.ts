@@ -70,8 +70,9 @@ export interface ProviderCalls {
   /** Of those, the ones that came at least the cache's TTL after the read before: the TTL's refresh. */
   readonly ttlRefreshes: number;
   /**
-   * Searches: in this bench, which polls one conversation and no list, only the reconciler's look at what
-   * changed (once a minute, whatever the number of pollers; decision 022) makes them.
+   * Searches: in the conversation poll's rounds and the invalidation phase, which poll no list, only the
+   * reconciler's look at what changed (once a minute, whatever the number of pollers; decision 022) makes
+   * them.
    */
   readonly reconcilerSearches: number;
   /**
@@ -120,6 +121,81 @@ export function providerCalls(
     ttlRefreshes,
     reconcilerSearches: searches.length,
     reconcilerReads,
+    byKind: byKind(window),
+  };
+}
+
+/** What the list poll cost at the provider in a window: the list's loads and its reads of each request. */
+export interface ListProviderCalls {
+  readonly total: number;
+  /**
+   * The reconciler's looks: one `POST /tickets/search` each (the conversation list never searches
+   * tickets; one page each, as this bench's records are few).
+   */
+  readonly reconcilerLooks: number;
+  /** Each look's two searches: tickets, and the `POST /conversations/search` sent with it. */
+  readonly reconcilerSearches: number;
+  /** The other `POST /conversations/search` calls: the list's own loads (by contact). */
+  readonly listLoads: number;
+  /** `GET /conversations/{id}` of the user's requests. */
+  readonly conversationReads: number;
+  /** List loads and reads that came a TTL or more after the one before of the same key. */
+  readonly ttlRefreshes: number;
+  /**
+   * List loads and reads within 1 s after a look, TTL refreshes aside: the read again of a change the
+   * reconciler found and invalidated (the list of its contact and the record).
+   */
+  readonly reconcilerReads: number;
+  readonly byKind: readonly [string, number][];
+}
+
+// The two searches of one look are sent together and answered within milliseconds.
+const LOOK_PAIR_MS = 1_000;
+
+/**
+ * The calls of the window (`from`, `to`] as the list poll of `conversationIds`' owner makes them. Searches
+ * carry no body in the sandbox's log, so a list load and the reconciler's conversation search look alike:
+ * each look (its tickets search) takes the earliest conversation search within 1 s of it as its own.
+ */
+export function listProviderCalls(
+  log: CallLog,
+  from: number,
+  to: number,
+  conversationIds: readonly string[],
+  ttlMs: number,
+): ListProviderCalls {
+  const inWindow = (c: TimedCall) => c.at > from && c.at <= to;
+  const isPost = (path: string) => (c: TimedCall) => c.method === 'POST' && c.path === path;
+  const looks = log.calls.filter(isPost('/tickets/search'));
+  const searches = log.calls.filter(isPost('/conversations/search'));
+  const paired = new Set<TimedCall>();
+  for (const look of looks) {
+    const own = searches.find((s) => !paired.has(s) && Math.abs(s.at - look.at) <= LOOK_PAIR_MS);
+    if (own) paired.add(own);
+  }
+  const loads = searches.filter((s) => !paired.has(s));
+  const paths = new Set(conversationIds.map((id) => `/conversations/${id}`));
+  const reads = log.calls.filter((c) => c.method === 'GET' && paths.has(c.path));
+  const refreshes = new Set<TimedCall>();
+  const last = new Map<string, number>();
+  for (const c of [...loads, ...reads].sort((a, b) => a.at - b.at)) {
+    const before = last.get(c.path);
+    if (before !== undefined && c.at - before >= ttlMs - STAMP_SLACK_MS) refreshes.add(c);
+    last.set(c.path, c.at);
+  }
+  const afterLook = (c: TimedCall) =>
+    looks.some((look) => c.at >= look.at && c.at - look.at <= RECONCILER_READ_WINDOW_MS);
+  const window = log.between(from, to);
+  const windowLooks = looks.filter(inWindow).length;
+  return {
+    total: window.length,
+    reconcilerLooks: windowLooks,
+    reconcilerSearches: windowLooks + [...paired].filter(inWindow).length,
+    listLoads: loads.filter(inWindow).length,
+    conversationReads: reads.filter(inWindow).length,
+    ttlRefreshes: [...refreshes].filter(inWindow).length,
+    reconcilerReads: [...loads, ...reads].filter((c) => inWindow(c) && !refreshes.has(c) && afterLook(c))
+      .length,
     byKind: byKind(window),
   };
 }

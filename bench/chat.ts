@@ -1,8 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { envSchema } from '../src/config.ts';
 import { exitCode, measureWithHello, runInfo, settingsFromEnv, writeReport } from './against-hello.ts';
-import { providerCalls, recordCalls } from './chat-calls.ts';
+import { listProviderCalls, providerCalls, recordCalls } from './chat-calls.ts';
 import { measureInvalidation } from './chat-invalidation.ts';
+import { listTargets, reconcilerCaughtUp, seedConversationList } from './chat-list.ts';
 import { chatFailures, chatSummary, chatVerdicts, phaseComplete, renderChatMarkdown } from './chat-report.ts';
 import { sandboxOf, SEED_REPLIES, seedChat } from './chat-seed.ts';
 import { positiveInt, say } from './env.ts';
@@ -16,7 +17,8 @@ const CACHE_TTL_MS = envSchema.parse({}).SUPPORT_CACHE_TTL_MS;
 
 /**
  * `npm run bench -- chat`: the conversation poll (200 and 304, warm cache) against bare fastify with the
- * provider calls it made, then many pollers of one conversation while operator replies invalidate it.
+ * provider calls it made, the same user's list poll with the CSAT overlay likewise, then many pollers of
+ * one conversation while operator replies invalidate it.
  */
 export async function benchChat(signal: AbortSignal): Promise<number> {
   const settings = settingsFromEnv(signal);
@@ -31,6 +33,8 @@ export async function benchChat(signal: AbortSignal): Promise<number> {
       `seeding a support conversation: a user's message and ${SEED_REPLIES} operator replies through webhooks`,
     );
     const chat = await seedChat(service, signal);
+    say('seeding the list: three more requests, two closed by the team, one of them rated through /api/csat');
+    const seededList = await seedConversationList(service, chat, log, signal);
 
     const from = log.mark();
     const poll = await measureWithHello(
@@ -42,6 +46,26 @@ export async function benchChat(signal: AbortSignal): Promise<number> {
     const steady = {
       calls: providerCalls(log, from, log.mark(), chat.conversationId, CACHE_TTL_MS),
       ttlMs: CACHE_TTL_MS,
+    };
+
+    say("list poll: waiting for the reconciler's first look since the seeding");
+    const waitedMs = await reconcilerCaughtUp(seededList, log, signal);
+    const targets = await listTargets(seededList, signal);
+    const listFrom = log.mark();
+    const listRounds = await measureWithHello(
+      settings,
+      hello,
+      { list200: targets.list200, list304: targets.list304 },
+      'list 200 and list 304',
+    );
+    const list = {
+      seeded: seededList,
+      ...listRounds,
+      bodyBytes: targets.bodyBytes,
+      items: targets.items,
+      checks: targets.checks(),
+      calls: listProviderCalls(log, listFrom, log.mark(), seededList.conversationIds, CACHE_TTL_MS),
+      waitedMs,
     };
 
     const phaseOptions = {
@@ -58,12 +82,16 @@ export async function benchChat(signal: AbortSignal): Promise<number> {
     const phase = await measureInvalidation(service, chat, log, phaseOptions);
 
     const info = runInfo(settings, service);
-    const checks = chatVerdicts(poll, steady, phase);
-    const markdown = renderChatMarkdown(info, chat, poll, steady, phase, checks);
-    await writeReport(REPORT_FILE, markdown, [...chatSummary(poll, steady, phase), ...targetLines(checks)]);
+    const checks = chatVerdicts(poll, steady, list, phase);
+    const markdown = renderChatMarkdown(info, chat, poll, steady, list, phase, checks);
+    await writeReport(REPORT_FILE, markdown, [
+      ...chatSummary(poll, steady, list, phase),
+      ...targetLines(checks),
+    ]);
     const code = exitCode(
-      chatFailures(poll, phase),
-      'unexpected responses (non-2xx; not 304 for the conditional poll), errors or timeouts',
+      chatFailures(poll, list, phase),
+      'unexpected responses (non-2xx; not 304 for the conditional polls), errors, timeouts or list ' +
+        'answers without the rating',
     );
     if (phaseComplete(phase)) return code;
     process.stderr.write(

@@ -82,30 +82,48 @@ export async function conversationFor(
 }
 
 /** The one continuous thread: every request of the user's, oldest first, closed ones included. */
-export async function conversationsOf(
-  deps: Pick<ChatDeps, 'cache' | 'contacts' | 'reads'>,
-  userId: string,
-): Promise<{ items: ConversationSummary[]; freshness: Freshness }> {
+/** What a user's list is made of: the contact's list, the user's read markers, each conversation's read. */
+async function listInputs(deps: Pick<ChatDeps, 'cache' | 'contacts' | 'reads'>, userId: string) {
   const contactId = await deps.contacts.knownContact(userId);
   // No contact yet: the user has never written, so there is nothing to ask Intercom about.
-  if (contactId === null) return { items: [], freshness: { stale: false, fetchedAt: Date.now() } };
+  if (contactId === null) return null;
   const [list, markers] = await Promise.all([
     deps.cache.conversations(contactId),
     deps.reads.markers(userId),
   ]);
   const reads = await Promise.all(list.value.items.map((item) => deps.cache.conversation(item.id)));
-  const items: ConversationSummary[] = [];
+  return { contactId, list, markers, reads };
+}
+type ListInputs = NonNullable<Awaited<ReturnType<typeof listInputs>>>;
+
+function freshnessOf({ list, reads }: ListInputs): Freshness {
   let stale = list.stale;
   let fetchedAt = list.fetchedAt;
+  for (const read of reads) {
+    stale ||= read.stale;
+    fetchedAt = Math.min(fetchedAt, read.fetchedAt);
+  }
+  return { stale, fetchedAt };
+}
+
+function summariesOf({ contactId, list, markers, reads }: ListInputs): ConversationSummary[] {
+  const items: ConversationSummary[] = [];
   list.value.items.forEach((item, index) => {
     const read = reads[index];
     if (!read?.value.found || !read.value.ownerIds.includes(contactId)) return;
-    stale ||= read.stale;
-    fetchedAt = Math.min(fetchedAt, read.fetchedAt);
     const { view, derived } = read.value;
     items.push(conversationSummary(item, view, derived.lastMessage, markers.get(item.id)));
   });
-  return { items, freshness: { stale, fetchedAt } };
+  return items;
+}
+
+export async function conversationsOf(
+  deps: Pick<ChatDeps, 'cache' | 'contacts' | 'reads'>,
+  userId: string,
+): Promise<{ items: ConversationSummary[]; freshness: Freshness }> {
+  const inputs = await listInputs(deps, userId);
+  if (inputs === null) return { items: [], freshness: { stale: false, fetchedAt: Date.now() } };
+  return { items: summariesOf(inputs), freshness: freshnessOf(inputs) };
 }
 
 /** A user's CSAT ratings of one kind of target (decision 029): target id → stars. */
@@ -149,23 +167,50 @@ export async function ratedConversationFor(
   return { record: withRating(record, rated.get(conversationId)), freshness };
 }
 
-/** `conversationsOf` with `rated` and `rating` overlaid, as on one conversation (decision 029). */
-export async function ratedConversationsOf(
+/** A tagged answer: the poll's ETag and the JSON it stands for. */
+export interface TaggedJson {
+  readonly etag: string;
+  readonly json: string;
+}
+
+const tagged = (body: unknown): TaggedJson => {
+  const json = JSON.stringify(body);
+  return { etag: weakEtag(json), json };
+};
+const EMPTY_LIST = tagged({ items: [] });
+
+/**
+ * The last answer of each user's list, under the identities of what it was made of (the read markers'
+ * map, which is the user's own, holds it): while none of them changed, a poll reuses the tag and JSON
+ * instead of building, serialising and hashing the list again.
+ */
+const listAnswers = new WeakMap<
+  object,
+  { readonly inputs: readonly unknown[]; readonly answer: TaggedJson }
+>();
+
+/** The user's list with `rated` and `rating` overlaid, as on one conversation (decision 029), tagged. */
+export async function ratedConversationListOf(
   deps: Pick<ChatDeps, 'cache' | 'contacts' | 'reads'>,
   ratings: Ratings,
   userId: string,
-): Promise<{ items: ConversationSummary[]; freshness: Freshness }> {
-  const [{ items, freshness }, rated] = await Promise.all([
-    conversationsOf(deps, userId),
-    ratings.of(userId),
-  ]);
-  return {
-    items: items.map((item) => {
-      const rating = rated.get(item.id);
-      return rating === undefined ? item : { ...item, rated: true, rating };
-    }),
-    freshness,
-  };
+): Promise<{ record: TaggedJson; freshness: Freshness }> {
+  const [inputs, rated] = await Promise.all([listInputs(deps, userId), ratings.of(userId)]);
+  if (inputs === null) return { record: EMPTY_LIST, freshness: { stale: false, fetchedAt: Date.now() } };
+  const identities = [inputs.list.value, rated, ...inputs.reads.map((read) => read.value)];
+  const known = listAnswers.get(inputs.markers);
+  const same =
+    known !== undefined &&
+    known.inputs.length === identities.length &&
+    known.inputs.every((input, i) => input === identities[i]);
+  if (same) return { record: known.answer, freshness: freshnessOf(inputs) };
+  const items = summariesOf(inputs).map((item) => {
+    const rating = rated.get(item.id);
+    return rating === undefined ? item : { ...item, rated: true, rating };
+  });
+  const answer = tagged({ items });
+  listAnswers.set(inputs.markers, { inputs: identities, answer });
+  return { record: answer, freshness: freshnessOf(inputs) };
 }
 
 export interface NewMessage {

@@ -3,14 +3,14 @@ import { z } from 'zod';
 import {
   markRead,
   ratedConversationFor,
-  ratedConversationsOf,
+  ratedConversationListOf,
   sendMessage,
 } from '../../../chat/conversations.ts';
 import { closeConversation } from '../../../chat/conversation-close.ts';
 import { conversationSchema, conversationSummarySchema } from '../../../chat/conversation-views.ts';
 import { createCsatRatings } from '../../../queries/csat.ts';
 import { userOf } from '../../plugins/auth.ts';
-import { replyToProviderPoll, replyToProviderRecord } from '../../poll-freshness.ts';
+import { replyToProviderRecord } from '../../poll-freshness.ts';
 import { notModified, pollHeaders, sessionSecurity } from './conventions.ts';
 import { providerId, supportErrors, supportTags } from './support-schemas.ts';
 import { blockText, idText } from '../../../lib/text-rules.ts';
@@ -54,8 +54,9 @@ export const conversationsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const { items, freshness } = await ratedConversationsOf(chat, ratings, userOf(request));
-      return replyToProviderPoll(request, reply, { body: { items }, freshness }, pollMs);
+      // Tagged once per change of what the list is made of: a poll that changes nothing reuses it.
+      const answer = await ratedConversationListOf(chat, ratings, userOf(request));
+      return replyToProviderRecord(request, reply, answer, pollMs);
     },
   );
 
