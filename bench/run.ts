@@ -6,6 +6,7 @@ import { benchContentSafety } from './content-safety.ts';
 import { benchEventStore } from './eventstore/bench.ts';
 import { benchFiles } from './files.ts';
 import { benchFleet } from './fleet.ts';
+import { benchPush } from './push.ts';
 import { benchSettingsRead } from './settings-read.ts';
 
 // `npm run bench` runs the settings read (as it always has); `npm run bench -- <name>` picks one.
@@ -19,6 +20,7 @@ const benchmarks: Readonly<Record<string, (signal: AbortSignal) => Promise<numbe
   'content-safety': benchContentSafety,
   chat: benchChat,
   fleet: benchFleet,
+  push: benchPush,
 };
 
 async function all(signal: AbortSignal): Promise<number> {

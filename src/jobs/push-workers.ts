@@ -47,11 +47,21 @@ export async function startPushWorkers(
     timers.add(timer);
   };
   const deps: PushWorkerDeps = { ...given, wakeAt };
+  // A worker that finished a job looks for the next one at once: with one job per fetch, pg-boss would
+  // otherwise wait for its next poll, and a queue drained by one worker (the messenger's) would crawl.
   const guarded = (queue: string, work: () => Promise<void>) =>
-    work().catch((error: unknown) => {
-      deps.logger.warn({ queue, error: describeError(error) }, 'push: job failed; the queue tries it again');
-      throw error;
-    });
+    work()
+      .catch((error: unknown) => {
+        deps.logger.warn(
+          { queue, error: describeError(error) },
+          'push: job failed; the queue tries it again',
+        );
+        throw error;
+      })
+      .finally(() => {
+        const id = workerIds.get(queue);
+        if (id !== undefined) given.boss.notifyWorker(id);
+      });
   const fanoutId = await deps.boss.work(
     PUSH_QUEUES.fanout,
     { ...polling, localConcurrency: 2 },
