@@ -1,22 +1,25 @@
 import { parseArgs } from 'node:util';
-import { adminsUsage, runAdminsCommand } from './cli/admins.ts';
-import { openCliDatabase } from './cli/database.ts';
-import { moderationUsage, runModerationCommand } from './cli/moderation.ts';
-import { projectionsUsage, runProjectionsCommand } from './cli/projections.ts';
-import { pushFakesUsage, runPushFakes } from './cli/push-fakes.ts';
+import {
+  adminsUsage,
+  devTokenUsage,
+  migrateUsage,
+  moderationUsage,
+  projectionsUsage,
+  pushFakesUsage,
+} from './cli/usage.ts';
 import { loadConfig } from './config.ts';
-import { migrate } from './db/migrate.ts';
-import { resolveSecrets } from './dev/secrets.ts';
-import { DEMO_USER_ID, mintSessionToken } from './dev/token.ts';
 import { createLogger } from './http/logger.ts';
+import { version } from './lib/version.ts';
 
-const usage = `Usage: npm run cli -- <command>
+// Each command's code is loaded when it runs: `--help`, `--version` and `dev-token` answer without the
+// database, the queue and the provider clients.
+
+const usage = `Usage: npm run cli -- <command> [--help]
+       npm run cli -- --version
 
 Commands:
-  migrate                      apply pending migrations (DATABASE_URL, else the embedded database,
-                               the running service's if there is one)
-  dev-token [--user ID] [--ttl SECONDS]
-                               print a client session JWT signed with JWT_SECRET (not in production)
+${migrateUsage}
+${devTokenUsage}
 ${adminsUsage}
 ${projectionsUsage}
 ${moderationUsage}
@@ -24,6 +27,8 @@ ${pushFakesUsage}
 `;
 
 async function runMigrate(): Promise<void> {
+  const { openCliDatabase } = await import('./cli/database.ts');
+  const { migrate } = await import('./db/migrate.ts');
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
   const database = await openCliDatabase(config, logger);
@@ -37,6 +42,8 @@ async function runMigrate(): Promise<void> {
 
 async function runDevToken(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { user: { type: 'string' }, ttl: { type: 'string' } } });
+  const { resolveSecrets } = await import('./dev/secrets.ts');
+  const { DEMO_USER_ID, mintSessionToken } = await import('./dev/token.ts');
   const config = await resolveSecrets(loadConfig());
   if (config.NODE_ENV === 'production') throw new Error('dev-token is not available in production');
   const ttl = Number(values.ttl ?? 24 * 3600);
@@ -44,8 +51,30 @@ async function runDevToken(args: string[]): Promise<void> {
   process.stdout.write(`${mintSessionToken(config.JWT_SECRET, values.user ?? DEMO_USER_ID, ttl).token}\n`);
 }
 
+const commandUsage: Readonly<Record<string, string>> = {
+  migrate: migrateUsage,
+  'dev-token': devTokenUsage,
+  admins: adminsUsage,
+  projections: projectionsUsage,
+  moderation: moderationUsage,
+  'push-fakes': pushFakesUsage,
+};
+
 const [command, ...rest] = process.argv.slice(2);
+const wantsHelp = rest.includes('--help') || rest.includes('-h');
 try {
+  if (command === '--version' || command === '-v') process.stdout.write(`${version}\n`);
+  else if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(usage);
+  } else if (wantsHelp && commandUsage[command] !== undefined) {
+    process.stdout.write(`Usage: npm run cli --\n${commandUsage[command]}\n`);
+  } else await run(command, rest);
+} catch (error) {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+}
+
+async function run(command: string, rest: string[]): Promise<void> {
   switch (command) {
     case 'migrate':
       await runMigrate();
@@ -55,27 +84,29 @@ try {
       break;
     case 'admins': {
       const config = loadConfig();
+      const { runAdminsCommand } = await import('./cli/admins.ts');
       await runAdminsCommand(config, createLogger(config.LOG_LEVEL), rest);
       break;
     }
     case 'projections': {
       const config = loadConfig();
+      const { runProjectionsCommand } = await import('./cli/projections.ts');
       await runProjectionsCommand(config, createLogger(config.LOG_LEVEL), rest);
       break;
     }
     case 'moderation': {
       const config = loadConfig();
+      const { runModerationCommand } = await import('./cli/moderation.ts');
       await runModerationCommand(config, createLogger(config.LOG_LEVEL), rest);
       break;
     }
-    case 'push-fakes':
+    case 'push-fakes': {
+      const { runPushFakes } = await import('./cli/push-fakes.ts');
       await runPushFakes(loadConfig(), rest);
       break;
+    }
     default:
       process.stderr.write(usage);
-      process.exitCode = command === undefined || command === '--help' ? 0 : 2;
+      process.exitCode = 2;
   }
-} catch (error) {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
 }

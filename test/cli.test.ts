@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createVerifier } from 'fast-jwt';
 import { sql } from 'slonik';
 import { describe, expect, it } from 'vitest';
@@ -63,5 +64,37 @@ describe('operator CLI', () => {
     const run = spawnService(process.execPath, ['src/cli.ts', 'dev-token'], { NODE_ENV: 'production' });
     expect(await run.exited).toBe(1);
     expect(run.output()).not.toMatch(/eyJ/);
+  });
+});
+
+describe('the CLI’s conventions', () => {
+  const cli = async (args: string[]) => {
+    const run = spawnService(process.execPath, ['src/cli.ts', ...args], { LOG_LEVEL: 'warn' });
+    return { code: await run.exited, output: run.output() };
+  };
+
+  it('--version prints the package version and exits 0', async () => {
+    const { version } = z
+      .object({ version: z.string() })
+      .parse(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')));
+    expect(await cli(['--version'])).toEqual({ code: 0, output: `${version}\n` });
+  });
+
+  it.each(['migrate', 'dev-token', 'admins', 'projections', 'moderation', 'push-fakes'])(
+    '%s --help prints its usage and exits 0, without running it',
+    async (command) => {
+      const { code, output } = await cli([command, '--help']);
+      expect(code).toBe(0);
+      expect(output).toContain(`  ${command}`);
+    },
+  );
+
+  it('--help exits 0 and an unknown command 2, both with the usage', async () => {
+    const help = await cli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.output).toContain('Commands:');
+    const unknown = await cli(['no-such-command']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.output).toContain('Commands:');
   });
 });

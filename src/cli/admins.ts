@@ -9,14 +9,7 @@ import { findAdminByEmail, listAdmins } from '../auth/admin-users.ts';
 import { migrate } from '../db/migrate.ts';
 import { createDatabasePool, type DatabasePool } from '../db/pool.ts';
 import { openCliDatabase } from './database.ts';
-
-export const adminsUsage = `  admins create --email E --role R [--name N] [--generate-password]
-                               create an admin (roles: ${roles.join(', ')}); the password is asked
-                               for (hidden) on a terminal, read from stdin's first line otherwise,
-                               or generated and printed with --generate-password
-  admins set-password --email E [--generate-password]
-                               set an admin's password (ends that admin's sessions)
-  admins list                  every admin account`;
+import { adminsUsage } from './usage.ts';
 
 /** Reads a line from the terminal without echoing it. */
 function promptHidden(question: string): Promise<string> {

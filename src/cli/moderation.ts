@@ -3,10 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { type ReplayedChannel, replayModeration } from '../commands/moderation-replay.ts';
 import { withSession } from './database.ts';
-
-export const moderationUsage = `  moderation replay --channel <id> [--as-of <ISO time>]
-                               a channel's comments, bans and comment moderators as they stood
-                               at that instant (now by default), rebuilt from the event store alone`;
+import { moderationUsage } from './usage.ts';
 
 /** Columns padded to their widest cell. */
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string {

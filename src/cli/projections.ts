@@ -9,13 +9,6 @@ import { rebuildProjection } from '../projections/rebuild.ts';
 import { projectionStatuses } from '../projections/status.ts';
 import { type CliSession as Session, withSession } from './database.ts';
 
-export const projectionsUsage = `  projections status           each projection's live generation, position and state
-  projections resume <name>    let a failed projection try its failed event again (after a fix)
-  projections rebuild <name>   refill <name>'s read tables from the start of the log into a new
-                               generation, then switch the service over to it (${allProjections
-                                 .map((p) => p.name)
-                                 .join(', ')})`;
-
 function named(name: string | undefined): Projection {
   const projection = name === undefined ? undefined : projectionNamed(name);
   if (projection) return projection;

@@ -2,10 +2,6 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config.ts';
 import { startPushFakes } from '../dev/push-fakes/index.ts';
 
-export const pushFakesUsage = `  push-fakes [--fcm-port N] [--telegram-port N]
-                               run loopback stand-ins for FCM and the Telegram Bot API (not in
-                               production) and print the settings that send the service's pushes there`;
-
 const port = (value: string | undefined, name: string): number => {
   const n = Number(value ?? 0);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number`);

@@ -1,0 +1,31 @@
+import { roles } from '../auth/permissions.ts';
+
+// What each command takes, apart from the commands themselves: `--help` prints it without loading them.
+
+export const migrateUsage = `  migrate                      apply pending migrations (DATABASE_URL, else the embedded database,
+                               the running service's if there is one)`;
+
+export const devTokenUsage = `  dev-token [--user ID] [--ttl SECONDS]
+                               print a client session JWT signed with JWT_SECRET (not in production)`;
+
+export const adminsUsage = `  admins create --email E --role R [--name N] [--generate-password]
+                               create an admin (roles: ${roles.join(', ')}); the password is asked
+                               for (hidden) on a terminal, read from stdin's first line otherwise,
+                               or generated and printed with --generate-password
+  admins set-password --email E [--generate-password]
+                               set an admin's password (ends that admin's sessions)
+  admins list                  every admin account`;
+
+export const moderationUsage = `  moderation replay --channel <id> [--as-of <ISO time>]
+                               a channel's comments, bans and comment moderators as they stood
+                               at that instant (now by default), rebuilt from the event store alone`;
+
+export const projectionsUsage = `  projections status           each projection's live generation, position and state
+  projections resume <name>    let a failed projection try its failed event again (after a fix)
+  projections rebuild <name>   refill <name>'s read tables from the start of the log into a new
+                               generation, then switch the service over to it (\`projections status\`
+                               names them)`;
+
+export const pushFakesUsage = `  push-fakes [--fcm-port N] [--telegram-port N]
+                               run loopback stand-ins for FCM and the Telegram Bot API (not in
+                               production) and print the settings that send the service's pushes there`;
