@@ -44,6 +44,8 @@ export const pushWindow = z.object({
   kernelPeakRssBytes: z.number().nullable(),
   endRssBytes: z.number(),
   endHeapUsedBytes: z.number(),
+  /** Heap used after a full GC at the end: what the window left alive. */
+  endHeapAfterGcBytes: z.number(),
   loopDelayP99Ms: z.number().nullable(),
   loopDelayMaxMs: z.number().nullable(),
   profile: z.string().nullable(),

@@ -218,7 +218,7 @@ function broadcastRows(b: BroadcastResult, mobile: number, jobs: readonly JobSta
     `| send requests at the FCM fake | ${int(b.fcm.count)} |`,
     `| mobile jobs (FCM batches) | ${batches} |`,
     `| service RSS: baseline (after a full GC) → peak (growth) | ${mib(b.memory.baselineRssBytes)} → ${mib(b.memory.peakRssBytes)} (${mib(growth(b))}) |`,
-    `| service RSS at the end; heap used baseline → end | ${mib(b.memory.endRssBytes)}; ${mib(b.memory.baselineHeapUsedBytes)} → ${mib(b.memory.endHeapUsedBytes)} |`,
+    `| service RSS at the end; heap used baseline → end (→ after a full GC) | ${mib(b.memory.endRssBytes)}; ${mib(b.memory.baselineHeapUsedBytes)} → ${mib(b.memory.endHeapUsedBytes)} (→ ${mib(b.memory.endHeapAfterGcBytes)}) |`,
     `| service event loop delay p99 / max | ${b.memory.loopDelayP99Ms === null ? '–' : `${fixed(b.memory.loopDelayP99Ms, 1)} ms / ${fixed(b.memory.loopDelayMaxMs ?? 0, 1)} ms`} |`,
   ];
 }

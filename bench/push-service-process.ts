@@ -168,9 +168,13 @@ async function main(): Promise<void> {
         loopDelayP99Ms: loop?.p99Ms() ?? null,
         loopDelayMaxMs: loop?.maxMs() ?? null,
         profile: null as string | null,
+        endHeapAfterGcBytes: 0,
       };
       loop?.stop();
       loop = null;
+      // What the window left alive, as opposed to garbage not yet collected.
+      collectGarbage();
+      reading.endHeapAfterGcBytes = process.memoryUsage().heapUsed;
       if (profiler && profileDir) {
         const { profile } = await profiler.post('Profiler.stop');
         profiler.disconnect();
