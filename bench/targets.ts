@@ -57,9 +57,13 @@ export interface ServiceOptions {
   readonly poolSize: number | undefined;
   /** Where uploads go: a local directory of the bench's own by default. */
   readonly storage?: ObjectStorage;
+  /** Settings of a bench's own on top of the production ones (the push bench's loopback fakes, say). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface Service {
+  /** The settings the service runs with. */
+  readonly config: ResolvedConfig;
   /** The settings read, with a token for the bench user. */
   readonly target: Target;
   /** Where the app listens: `http://127.0.0.1:<port>`. */
@@ -78,7 +82,7 @@ export interface Service {
 }
 
 /** The configuration production runs with (boot-guard settings on), with throwaway secrets. */
-function benchConfig(logLevel: string): ResolvedConfig {
+function benchConfig(logLevel: string, env: Readonly<Record<string, string>> = {}): ResolvedConfig {
   const secret = () => randomBytes(32).toString('base64url');
   const parsed = envSchema.parse({
     NODE_ENV: 'production',
@@ -90,6 +94,8 @@ function benchConfig(logLevel: string): ResolvedConfig {
     JWT_SECRET: secret(),
     ADMIN_SESSION_SECRET: secret(),
     FILE_URL_SECRET: secret(),
+    // The boot guards do not run here, so a bench may point the senders at its fakes.
+    ...env,
   });
   return parsed as ResolvedConfig;
 }
@@ -125,7 +131,7 @@ async function drained(pool: DatabasePool): Promise<void> {
 
 /** The real app, as main.ts composes it, on a migrated database with the bench user's row in place. */
 export async function startService(options: ServiceOptions, teardown: Teardown): Promise<Service> {
-  const config = benchConfig(options.logLevel);
+  const config = benchConfig(options.logLevel, options.env);
   const logger = createLogger(config.LOG_LEVEL);
   const url = await databaseUrl(teardown, logger);
   await migrate(url, logger);
@@ -191,6 +197,7 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
   };
   await assertAnswers(target, (body) => isDeepStrictEqual(body, SEEDED));
   return {
+    config,
     target,
     base,
     pool,

@@ -18,3 +18,28 @@ export const cursorParam = (position: z.ZodType<string>) =>
 
 /** `limit` as API.md fixes it: 1-100, 20 by default. */
 export const limitParam = z.coerce.number().int().min(1).max(100).default(20);
+
+/** An instant exactly as `toISOString` writes it: a forged one (month 13) never reaches the database. */
+const isInstant = (text: string): boolean => {
+  const at = Date.parse(text);
+  return !Number.isNaN(at) && new Date(at).toISOString() === text;
+};
+const uuid = z.uuid();
+
+/**
+ * The keyset of a list ordered newest first by (instant, id): `<instant>|<uuid>` of the page's last row,
+ * opaque to clients. Decodes to `{ at, id }`, or fails validation (400) when it is not one this service made.
+ */
+export const instantIdCursor = () =>
+  cursorParam(
+    z.string().refine((position) => {
+      const [at = '', id = '', ...rest] = position.split('|');
+      return rest.length === 0 && isInstant(at) && uuid.safeParse(id).success;
+    }, 'is not a cursor from this list'),
+  ).transform((position) => {
+    const [at = '', id = ''] = position.split('|');
+    return { at, id };
+  });
+
+export const encodeInstantIdCursor = (at: Date | string, id: string): string =>
+  encodeCursor(`${typeof at === 'string' ? at : at.toISOString()}|${id}`);

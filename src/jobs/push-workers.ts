@@ -1,3 +1,4 @@
+import type { Job } from 'pg-boss';
 import { describeError } from '../lib/error-text.ts';
 import { fanoutJobSchema, PUSH_QUEUES, sendJobSchema } from '../push/queues.ts';
 import type { PushWorkerDeps } from './push-context.ts';
@@ -32,14 +33,16 @@ export async function startPushWorkers(
   // them; the polls are a backstop (every 30 s; every 2 s while NOTIFY is unavailable).
   const backstop = options.backstopPollSeconds ?? 30;
   const polling = { pollingIntervalSeconds: Math.min(2, backstop), notifyPollingIntervalSeconds: backstop };
-  const workerIds = new Map<string, string>();
+  const workerIds = new Map<string, string[]>();
+  const wake = (queue: string) => {
+    for (const id of workerIds.get(queue) ?? []) given.boss.notifyWorker(id);
+  };
   const timers = new Set<NodeJS.Timeout>();
   const wakeAt = (queue: string, at: number) => {
     const timer = setTimeout(
       () => {
         timers.delete(timer);
-        const id = workerIds.get(queue);
-        if (id !== undefined) given.boss.notifyWorker(id);
+        wake(queue);
       },
       Math.max(0, at - Date.now()) + 20,
     );
@@ -59,37 +62,28 @@ export async function startPushWorkers(
         throw error;
       })
       .finally(() => {
-        const id = workerIds.get(queue);
-        if (id !== undefined) given.boss.notifyWorker(id);
+        wake(queue);
       });
-  const fanoutId = await deps.boss.work(
-    PUSH_QUEUES.fanout,
-    { ...polling, localConcurrency: 2 },
-    async ([job]) => {
-      if (job)
-        await guarded(PUSH_QUEUES.fanout, () => fanOut(deps, fanoutJobSchema.parse(job.data), job.signal));
-    },
+  // One pg-boss worker per slot, not one with local concurrency: pg-boss wakes a worker by its id, and
+  // with local concurrency only the first slot has one to wake.
+  const slots = async (queue: string, count: number, handle: (job: Job<unknown>) => Promise<void>) => {
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
+      ids.push(
+        await deps.boss.work(queue, polling, async ([job]) => {
+          if (job) await guarded(queue, () => handle(job));
+        }),
+      );
+    }
+    workerIds.set(queue, ids);
+  };
+  await slots(PUSH_QUEUES.fanout, 2, (job) => fanOut(deps, fanoutJobSchema.parse(job.data), job.signal));
+  await slots(PUSH_QUEUES.mobile, options.mobileConcurrency, (job) =>
+    sendMobileBatch(deps, sendJobSchema.parse(job.data)),
   );
-  const mobileId = await deps.boss.work(
-    PUSH_QUEUES.mobile,
-    { ...polling, localConcurrency: options.mobileConcurrency },
-    async ([job]) => {
-      if (job) await guarded(PUSH_QUEUES.mobile, () => sendMobileBatch(deps, sendJobSchema.parse(job.data)));
-    },
+  await slots(PUSH_QUEUES.messenger, 1, (job) =>
+    sendMessengerBatch(deps, sendJobSchema.parse(job.data), job.signal),
   );
-  const messengerId = await deps.boss.work(
-    PUSH_QUEUES.messenger,
-    { ...polling, localConcurrency: 1 },
-    async ([job]) => {
-      if (job)
-        await guarded(PUSH_QUEUES.messenger, () =>
-          sendMessengerBatch(deps, sendJobSchema.parse(job.data), job.signal),
-        );
-    },
-  );
-  workerIds.set(PUSH_QUEUES.fanout, fanoutId);
-  workerIds.set(PUSH_QUEUES.mobile, mobileId);
-  workerIds.set(PUSH_QUEUES.messenger, messengerId);
   return {
     async stop() {
       for (const timer of timers) clearTimeout(timer);

@@ -6,6 +6,7 @@ import {
 } from '../events/complaints.ts';
 import type { Processor } from './processor.ts';
 import { providerFailure } from './provider-failure.ts';
+import { escapeHtml } from '../lib/escape-html.ts';
 
 /**
  * What the complaint notes need of the support side; the wiring fills it from `user_contacts` and the
@@ -21,15 +22,6 @@ export interface ComplaintNotesPort {
   noteOnContact(contactId: string, body: string): Promise<unknown>;
 }
 
-const ENTITIES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
-
 /**
  * The note: the reason's title, what the complaint is about, and the complaint's id (the team's way into
  * the panel, and how a rare repeated note is recognised). Never the complaint's text: the service is its
@@ -41,9 +33,9 @@ export function complaintNote(complaintId: string, complaint: ComplaintSubmitted
     complaint.ticketId === undefined ? null : `ticket ${complaint.ticketId}`,
   ].filter((part) => part !== null);
   return [
-    `<p>The user filed a complaint in the app: <b>${escape(complaint.reason.title)}</b>.</p>`,
-    about.length === 0 ? '' : `<p>About ${escape(about.join(' and '))}.</p>`,
-    `<p>Complaint ${escape(complaintId)}: its text is in the admin panel.</p>`,
+    `<p>The user filed a complaint in the app: <b>${escapeHtml(complaint.reason.title)}</b>.</p>`,
+    about.length === 0 ? '' : `<p>About ${escapeHtml(about.join(' and '))}.</p>`,
+    `<p>Complaint ${escapeHtml(complaintId)}: its text is in the admin panel.</p>`,
   ].join('');
 }
 

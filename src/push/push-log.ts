@@ -138,21 +138,28 @@ export interface Settled {
   readonly code: string | null;
 }
 
-/** Records what became of each device's send (still `queued` when it will be tried again). */
+/**
+ * Records what became of each device's send (still `queued` when it will be tried again): one statement per
+ * outcome and code, each finding its rows by the primary key, so its cost is the batch's, not the
+ * broadcast's (a join on a list of keys was planned as a scan of every delivery of the source).
+ */
 export async function settleDeliveries(
   db: CommonQueryMethods,
   sourceId: string,
   settled: readonly Settled[],
 ): Promise<void> {
-  if (settled.length === 0) return;
-  await db.query(sql.unsafe`
-    UPDATE push_deliveries d SET outcome = x.o, code = x.c, attempts = d.attempts + 1, updated_at = now()
-    FROM unnest(${text(settled.map((s) => s.key))}, ${text(settled.map((s) => s.outcome))},
-      ${sql.array(
-        settled.map((s) => s.code),
-        'text',
-      )}) AS x (k, o, c)
-    WHERE d.source_id = ${sourceId} AND d.device_key = x.k`);
+  const groups = new Map<string, { outcome: DeliveryOutcome; code: string | null; keys: string[] }>();
+  for (const { key, outcome, code } of settled) {
+    const name = `${outcome}\u0000${code ?? ''}`;
+    const group = groups.get(name) ?? { outcome, code, keys: [] };
+    group.keys.push(key);
+    groups.set(name, group);
+  }
+  for (const { outcome, code, keys } of groups.values()) {
+    await db.query(sql.unsafe`
+      UPDATE push_deliveries SET outcome = ${outcome}, code = ${code}, attempts = attempts + 1, updated_at = now()
+      WHERE source_id = ${sourceId} AND device_key = ANY (${text(keys)})`);
+  }
 }
 
 /** Counts of a source's deliveries by outcome: a broadcast's progress. */
@@ -223,4 +230,37 @@ export async function deletePushesBefore(db: CommonQueryMethods, before: Date): 
   const result = await db.query(sql.unsafe`
     DELETE FROM push_log WHERE created_at < ${before.toISOString()}::timestamptz`);
   return result.rowCount;
+}
+
+/** How far a push to many has got, as admins see it: `waiting` until its fan-out has started. */
+export interface PushProgress {
+  readonly state: 'waiting' | 'fanning_out' | 'done';
+  readonly devices: {
+    readonly queued: number;
+    readonly sent: number;
+    readonly failed: number;
+    readonly refused: number;
+    readonly removed: number;
+    readonly muted: number;
+    readonly online: number;
+    readonly notConfigured: number;
+  };
+}
+
+export async function pushProgress(db: CommonQueryMethods, sourceId: string): Promise<PushProgress> {
+  const state = await sourceState(db, sourceId);
+  const counts = await deliveryCounts(db, sourceId);
+  return {
+    state: state === null ? 'waiting' : state.fannedOut ? 'done' : 'fanning_out',
+    devices: {
+      queued: counts.queued,
+      sent: counts.sent,
+      failed: counts.failed,
+      refused: counts.refused,
+      removed: counts.removed,
+      muted: counts.muted,
+      online: counts.online,
+      notConfigured: counts.not_configured,
+    },
+  };
 }

@@ -286,6 +286,33 @@ describe('pushes to many', () => {
     expect(shown.body).toMatchObject({ id: allId, userIds: null, push: { state: 'done' } });
   });
 
+  it('a notice that breaks the rules is a 400 and sends nothing; without a token, 401', async () => {
+    const before = await db.pool.oneFirst(
+      sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM push_notices`,
+    );
+    for (const body of [
+      { title: '', body: 'x' },
+      { title: 'T', body: '' },
+      { title: 'T\u0000', body: 'x' },
+      { title: 'T', body: '\ud800' },
+      { title: 'T', body: 'x', userIds: [] },
+      { title: 'T', body: 'x', userIds: ['a', 'a'] },
+      { title: 'T'.repeat(101), body: 'x' },
+      { title: 'T', body: 'x', extra: true },
+    ]) {
+      const answer = await adminCall(running.url, owner, 'POST', '/admin/notices', body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.headers.get('content-type')).toContain('application/problem+json');
+    }
+    expect(
+      (await adminCall(running.url, null, 'POST', '/admin/notices', { title: 'T', body: 'x' })).status,
+    ).toBe(401);
+    const after = await db.pool.oneFirst(
+      sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM push_notices`,
+    );
+    expect(after).toBe(before);
+  });
+
   it('notices need notices.send (owner and support), and each is audited without its text', async () => {
     const author = await loginToken(running.url, await createTestAdmin(db.pool, 'author'));
     const support = await loginToken(running.url, await createTestAdmin(db.pool, 'support'));

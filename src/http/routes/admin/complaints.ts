@@ -7,7 +7,7 @@ import { notFound } from '../../../lib/domain-error.ts';
 import { blockText } from '../../../lib/text-rules.ts';
 import { findComplaint, listComplaints } from '../../../queries/complaints.ts';
 import { adminCommandContext } from '../../command-context.ts';
-import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
+import { encodeInstantIdCursor, instantIdCursor, limitParam } from '../../cursor.ts';
 import { adminOf } from '../../plugins/admin-auth.ts';
 import { problemSchema } from '../../problem.ts';
 import {
@@ -21,13 +21,9 @@ import { adminErrors, adminSecurity as security, idParams } from './conventions.
 const tags = ['admin: complaints'];
 const COMPLAINT_PROJECTIONS = ['complaints'];
 
-// `<created at, ISO>|<id>`: the keyset of the last complaint of the page before.
-const complaintCursor = cursorParam(
-  z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\|[0-9a-f-]{36}$/),
-);
 const listQuery = z.object({
   status: complaintStatusSchema.optional().describe('absent: every complaint'),
-  cursor: complaintCursor.optional(),
+  cursor: instantIdCursor().optional(),
   limit: limitParam,
 });
 const resolveBody = z
@@ -68,17 +64,16 @@ export const adminComplaintsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { status, cursor, limit } = request.query;
-      const [createdAt = '', id = ''] = cursor?.split('|') ?? [];
       const rows = await listComplaints(pool, {
         status,
-        before: cursor === undefined ? undefined : { createdAt, id },
+        before: cursor === undefined ? undefined : { createdAt: cursor.at, id: cursor.id },
         limit: limit + 1,
       });
       const items = rows.slice(0, limit);
       const last = items.at(-1);
       return {
         items: items.map(adminComplaintView),
-        nextCursor: rows.length > limit && last ? encodeCursor(`${last.createdAt}|${last.id}`) : null,
+        nextCursor: rows.length > limit && last ? encodeInstantIdCursor(last.createdAt, last.id) : null,
       };
     },
   );

@@ -2,30 +2,17 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { csatTargetTypeSchema } from '../../../events/csat.ts';
 import { csatRatingsPage, csatSummary } from '../../../queries/csat.ts';
-import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
+import { encodeInstantIdCursor, instantIdCursor, limitParam } from '../../cursor.ts';
 import { problemSchema } from '../../problem.ts';
 import { adminCsatListSchema } from '../../views/admin/csat.ts';
 import { MAX_SPAN_DAYS, checkPeriod, periodFields, periodOf } from './analytics.ts';
 import { adminErrors, adminSecurity } from './conventions.ts';
 
-/** Where a page ended: the last rating's instant (as `toISOString` wrote it) and id. */
-const position = z
-  .string()
-  .regex(
-    /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
-  )
-  // A forged instant (month 13) would reach the database as one: only a real one passes.
-  .refine((value) => {
-    const [ratedAt = ''] = value.split(' ');
-    const at = Date.parse(ratedAt);
-    return !Number.isNaN(at) && new Date(at).toISOString() === ratedAt;
-  });
-
 const query = z
   .object({
     ...periodFields,
     targetType: csatTargetTypeSchema.optional(),
-    cursor: cursorParam(position).optional(),
+    cursor: instantIdCursor().optional(),
     limit: limitParam,
   })
   .superRefine(checkPeriod);
@@ -53,8 +40,7 @@ export const adminCsatRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const { targetType, cursor, limit } = request.query;
       const filter = { ...periodOf(request.query), targetType };
-      const [ratedAt = '', id = ''] = cursor === undefined ? [] : cursor.split(' ');
-      const after = cursor === undefined ? null : { ratedAt, id };
+      const after = cursor === undefined ? null : { ratedAt: cursor.at, id: cursor.id };
       const [rows, summary] = await Promise.all([
         csatRatingsPage(pool, filter, limit + 1, after),
         csatSummary(pool, filter),
@@ -63,7 +49,7 @@ export const adminCsatRoutes: FastifyPluginAsyncZod = async (app) => {
       const last = items.at(-1);
       return {
         items,
-        nextCursor: rows.length > limit && last ? encodeCursor(`${last.ratedAt} ${last.id}`) : null,
+        nextCursor: rows.length > limit && last ? encodeInstantIdCursor(last.ratedAt, last.id) : null,
         from: filter.from.toISOString(),
         to: filter.to.toISOString(),
         ...summary,

@@ -3,19 +3,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { notFound } from '../../../lib/domain-error.ts';
 import { blockText, lineText } from '../../../lib/text-rules.ts';
-import {
-  findNotice,
-  forgetNotice,
-  listNotices,
-  type Notice,
-  noticeSourceId,
-  saveNotice,
-} from '../../../push/notices.ts';
-import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
+import { findNotice, listNotices, type Notice, noticeSourceId, sendNotice } from '../../../push/notices.ts';
+import { encodeInstantIdCursor, instantIdCursor, limitParam } from '../../cursor.ts';
 import { adminOf } from '../../plugins/admin-auth.ts';
 import { problemSchema } from '../../problem.ts';
-import { pushProgress, pushProgressSchema } from '../../views/admin/pushes.ts';
-import { adminErrors, adminSecurity, userIdSchema } from './conventions.ts';
+import { pushProgress } from '../../../push/push-log.ts';
+import { pushProgressSchema } from '../../views/admin/pushes.ts';
+import { adminErrors, adminSecurity, idParams, userIdSchema } from './conventions.ts';
 
 const tags = ['admin: notices'];
 const security = adminSecurity;
@@ -47,10 +41,6 @@ const noticeSchema = z
     push: pushProgressSchema,
   })
   .meta({ id: 'Notice' });
-
-// `<created at, ISO>|<id>`: the keyset of the last notice of the page before.
-const noticeCursor = cursorParam(z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\|[0-9a-f-]{36}$/));
-const idParams = z.object({ id: z.uuid() });
 
 /** `POST /admin/notices` (API.md) and the notices' progress. */
 export const noticesRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -90,24 +80,10 @@ export const noticesRoutes: FastifyPluginAsyncZod = async (app) => {
       const id = randomUUID();
       request.audit.targetId = id;
       request.audit.detail = { recipients: userIds?.length ?? 'everyone' };
-      const notice = await saveNotice(pool, {
-        id,
-        title,
-        body,
-        userIds: userIds ?? null,
-        adminId: adminOf(request).id,
-      });
-      try {
-        await push.broadcaster.broadcast(
-          noticeSourceId(id),
-          { kind: 'notice', noticeId: id, title, body },
-          userIds ?? null,
-        );
-      } catch (error) {
-        // Not queued: the notice was not sent, so it is not kept either.
-        await forgetNotice(pool, id);
-        throw error;
-      }
+      const notice = await sendNotice(
+        { pool, broadcaster: push.broadcaster },
+        { id, title, body, userIds: userIds ?? null, adminId: adminOf(request).id },
+      );
       return reply.code(202).send(await view(notice));
     },
   );
@@ -120,7 +96,7 @@ export const noticesRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         security,
         summary: 'The notices sent, newest first, each with its delivery progress',
-        querystring: z.object({ limit: limitParam, cursor: noticeCursor.optional() }),
+        querystring: z.object({ limit: limitParam, cursor: instantIdCursor().optional() }),
         response: {
           200: z
             .object({ items: z.array(noticeSchema), nextCursor: z.string().nullable() })
@@ -132,16 +108,11 @@ export const noticesRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { limit, cursor } = request.query;
-      const before =
-        cursor === undefined ? null : { at: cursor.split('|')[0] ?? '', id: cursor.split('|')[1] ?? '' };
-      const notices = await listNotices(pool, { limit, before });
+      const notices = await listNotices(pool, { limit, before: cursor ?? null });
       const last = notices.at(-1);
       return {
         items: await Promise.all(notices.map(view)),
-        nextCursor:
-          notices.length === limit && last
-            ? encodeCursor(`${last.createdAt.toISOString()}|${last.id}`)
-            : null,
+        nextCursor: notices.length === limit && last ? encodeInstantIdCursor(last.createdAt, last.id) : null,
       };
     },
   );

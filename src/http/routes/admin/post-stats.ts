@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { notFound } from '../../../lib/domain-error.ts';
 import { postStats } from '../../../queries/post-stats.ts';
 import { problemSchema } from '../../problem.ts';
-import { pushProgress, pushProgressSchema } from '../../views/admin/pushes.ts';
+import { pushProgress } from '../../../push/push-log.ts';
+import { pushProgressSchema } from '../../views/admin/pushes.ts';
 import { type AdminApp, adminErrors, adminSecurity } from './conventions.ts';
 
 const tags = ['admin: posts'];

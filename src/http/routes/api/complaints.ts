@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { conversationFor, ownedBy } from '../../../chat/conversations.ts';
+import { conversationFor } from '../../../chat/conversations.ts';
+import { ownedTicket } from '../../../chat/tickets.ts';
 import { activeReasons } from '../../../chat/reasons.ts';
 import { submitComplaint } from '../../../commands/complaints.ts';
 import type { ComplaintAttachment } from '../../../events/complaints.ts';
@@ -70,13 +71,7 @@ async function complaintReason(services: HttpServices, reasonId: string) {
 async function checkTargets(services: HttpServices, userId: string, body: NewComplaint): Promise<void> {
   const { chat } = services;
   if (body.conversationId !== undefined) await conversationFor(chat, userId, body.conversationId);
-  if (body.ticketId !== undefined) {
-    const [contactId, read] = await Promise.all([
-      chat.contacts.knownContact(userId),
-      chat.cache.ticket(body.ticketId),
-    ]);
-    ownedBy(read, contactId, 'Ticket');
-  }
+  if (body.ticketId !== undefined) await ownedTicket(chat, userId, body.ticketId);
 }
 
 /** The caller's own uploads, as the complaint records them, each once and in the order given. */

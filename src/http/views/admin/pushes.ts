@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import type { DatabasePool } from '../../../db/pool.ts';
-import { deliveryCounts, sourceState } from '../../../push/push-log.ts';
 
 /** How far a push to many has got: its fan-out, and its devices by outcome. */
 export const pushProgressSchema = z
@@ -22,23 +20,3 @@ export const pushProgressSchema = z
       .describe('devices by outcome; `queued` ones are still to be sent'),
   })
   .meta({ id: 'PushProgress' });
-export type PushProgress = z.infer<typeof pushProgressSchema>;
-
-/** A source's progress; `waiting` until its fan-out has started. */
-export async function pushProgress(pool: DatabasePool, sourceId: string): Promise<PushProgress> {
-  const state = await sourceState(pool, sourceId);
-  const counts = await deliveryCounts(pool, sourceId);
-  return {
-    state: state === null ? 'waiting' : state.fannedOut ? 'done' : 'fanning_out',
-    devices: {
-      queued: counts.queued,
-      sent: counts.sent,
-      failed: counts.failed,
-      refused: counts.refused,
-      removed: counts.removed,
-      muted: counts.muted,
-      online: counts.online,
-      notConfigured: counts.not_configured,
-    },
-  };
-}

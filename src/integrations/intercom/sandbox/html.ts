@@ -1,15 +1,8 @@
-const ENTITIES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
+import { escapeHtml } from '../../../lib/escape-html.ts';
 /** Intercom keeps message bodies as HTML: plain text sent through the API comes back as paragraphs. */
 export function textToHtml(text: string): string {
   if (/^\s*</.test(text)) return text;
-  const escaped = text.replace(/[&<>"']/g, (character) => ENTITIES[character] ?? character);
+  const escaped = escapeHtml(text);
   return `<p>${escaped.replace(/\r?\n/g, '<br>')}</p>`;
 }
 
