@@ -10,6 +10,8 @@
 ARG NODE_IMAGE=node:24-bookworm-slim
 
 # --- build: install every dependency, compile src/ to dist/ (with the SQL migrations), drop dev deps ---
+# Dropping dev deps drops embedded-postgres too (about 60 MB of PostgreSQL binaries): production always
+# has DATABASE_URL, and without it a start says so (decision 036).
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 

@@ -9,6 +9,7 @@ import {
 } from './cli/usage.ts';
 import { loadConfig } from './config.ts';
 import { createLogger } from './http/logger.ts';
+import { printable, printableLines } from './lib/printable.ts';
 import { version } from './lib/version.ts';
 
 // Each command's code is loaded when it runs: `--help`, `--version` and `dev-token` answer without the
@@ -24,6 +25,12 @@ ${adminsUsage}
 ${projectionsUsage}
 ${moderationUsage}
 ${pushFakesUsage}
+
+In the container image (compiled to dist/; the npm scripts above need src/, which it lacks), run the
+CLI with node in the service's environment. The image sets NODE_ENV=production, so dev-token and
+push-fakes refuse there:
+  docker compose exec service node dist/cli.js <command>
+  docker run --rm -it --env-file prod.env support-channel-service node dist/cli.js <command>
 `;
 
 async function runMigrate(): Promise<void> {
@@ -66,11 +73,12 @@ try {
   if (command === '--version' || command === '-v') process.stdout.write(`${version}\n`);
   else if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(usage);
-  } else if (wantsHelp && commandUsage[command] !== undefined) {
-    process.stdout.write(`Usage: npm run cli --\n${commandUsage[command]}\n`);
+  } else if (wantsHelp && Object.hasOwn(commandUsage, command)) {
+    process.stdout.write(`Usage: npm run cli --\n${commandUsage[command] ?? ''}\n`);
   } else await run(command, rest);
 } catch (error) {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  // Messages quote what was typed (an unknown option, an email, a projection's name): shown, never acted on.
+  process.stderr.write(`${printableLines(error instanceof Error ? error.message : String(error))}\n`);
   process.exitCode = 1;
 }
 
@@ -106,7 +114,7 @@ async function run(command: string, rest: string[]): Promise<void> {
       break;
     }
     default:
-      process.stderr.write(usage);
+      process.stderr.write(`unknown command '${printable(command)}'\n\n${usage}`);
       process.exitCode = 2;
   }
 }

@@ -22,6 +22,8 @@ export const envSchema = z
     HOST: optionalString,
     PORT: int(0, 65535, 3000),
     LOG_LEVEL: choice(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    // auto: pino-pretty when NODE_ENV=development and stdout is a terminal, JSON lines otherwise.
+    LOG_FORMAT: choice(['auto', 'pretty', 'json'], 'auto'),
     DATA_DIR: z.preprocess(unsetIfEmpty, z.string().default('./.data')),
     DATABASE_URL: optionalUrl,
     REDIS_URL: optionalUrl,
@@ -38,6 +40,7 @@ export const envSchema = z
     ADMIN_LOGIN_LOCK_MINUTES: int(1, 24 * 60, 15),
     FILE_URL_SECRET: optionalString,
     FILE_URL_TTL_MINUTES: int(1, 7 * 24 * 60, 15),
+    MEDIA_URL_TTL_MINUTES: int(2, 7 * 24 * 60, 60),
     CORS_ORIGINS: z.preprocess(
       (v) => (v === undefined ? '' : v),
       z.string().transform((v) =>

@@ -16,7 +16,7 @@ import { type PushServices, startPush } from './wiring/push.ts';
 import { intercomComplaintNotes, intercomCsatNotes, intercomOnceStarted } from './wiring/provider-notes.ts';
 import { type ScheduledPublisher, startScheduledPublisher } from './jobs/publish-scheduled.ts';
 import { type RetentionJob, startRetentionJob } from './jobs/retention.ts';
-import { createLogger } from './http/logger.ts';
+import { chooseLogFormat, createLogger, logDestination } from './http/logger.ts';
 import { createRedis } from './integrations/redis.ts';
 import type { ObjectStorage } from './integrations/storage/port.ts';
 import { createStorage } from './integrations/storage/index.ts';
@@ -108,13 +108,15 @@ function printBanner(
     lines.push(`  First admin: ${firstAdmin.email}, password not saved; set one with: ${command}`);
   }
   // Printed, not logged: the demo token and a generated password are meant for the developer's
-  // terminal, never for log storage (and the password is only here when stdout is a terminal).
-  process.stdout.write(`\n${lines.join('\n')}\n\n`);
+  // terminal, never for log storage (and the password is only here when stderr is a terminal). On
+  // stderr, so that stdout carries log lines only and a JSON reader of it never meets the banner.
+  process.stderr.write(`\n${lines.join('\n')}\n\n`);
 }
 
 async function main(): Promise<void> {
   const baseConfig = readConfig();
-  const logger = createLogger(baseConfig.LOG_LEVEL);
+  const logFormat = chooseLogFormat(baseConfig.LOG_FORMAT, baseConfig.NODE_ENV, process.stdout.isTTY);
+  const logger = createLogger(baseConfig.LOG_LEVEL, await logDestination(logFormat));
   const running: Running = {};
   let stopping = false;
 
@@ -144,11 +146,12 @@ async function main(): Promise<void> {
     await migrate(databaseUrl, logger);
     running.pool = await createDatabasePool(databaseUrl);
     const owner = await seedFirstOwner(running.pool, config, logger);
-    // Only an interactive terminal is shown the password; piped or collected stdout gets a file's path.
+    // Only an interactive terminal is shown the password; a piped or collected stderr (where the banner
+    // goes) gets a file's path.
     const firstAdmin = await handOverFirstPassword(owner, {
       dataDir: config.DATA_DIR,
       // Undefined, not false, on a pipe (whatever its type says): falsy either way.
-      interactive: process.stdout.isTTY,
+      interactive: process.stderr.isTTY,
       logger,
     });
     if (config.REDIS_URL) running.redis = createRedis(config.REDIS_URL, logger);
@@ -200,6 +203,8 @@ async function main(): Promise<void> {
       stamps: running.eventSourcing.changes,
       registry,
       dispatcher: push.dispatcher,
+      // The sandbox (no SUPPORT_ACCESS_TOKEN) keeps its records there, so a restart keeps the chat history.
+      dataDir: config.DATA_DIR,
     });
     intercom.set(running.support.intercom);
     await push.startWorkers(running.eventSourcing.store, running.support);

@@ -97,4 +97,30 @@ describe('the CLI’s conventions', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.output).toContain('Commands:');
   });
+
+  it('--help says how to run the CLI in the container image', async () => {
+    const help = await cli(['--help']);
+    expect(help.output).toContain('docker compose exec service node dist/cli.js <command>');
+    expect(help.output).toContain(
+      'docker run --rm -it --env-file prod.env support-channel-service node dist/cli.js <command>',
+    );
+  });
+
+  it('echoes what was typed with its control and bidi characters escaped', async () => {
+    // ESC [2J clears the screen; U+202E makes the rest of the line read backwards.
+    const unknown = await cli(['evil\u001b[2J\u202Edmc']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.output.split('\n')[0]).toBe("unknown command 'evil\\u{1b}[2J\\u{202e}dmc'");
+    expect(unknown.output).not.toContain('\u001b');
+    expect(unknown.output).not.toContain('\u202E');
+
+    // An error message that quotes an argument (here parseArgs' unknown option).
+    const option = await cli(['admins', 'list', '--\u202Eevil']);
+    expect(option.code).toBe(1);
+    expect(option.output).toContain('\\u{202e}evil');
+    expect(option.output).not.toContain('\u202E');
+
+    // A name that is an Object.prototype key is no command either.
+    expect((await cli(['constructor', '--help'])).code).toBe(2);
+  });
 });

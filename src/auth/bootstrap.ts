@@ -46,6 +46,32 @@ export async function seedFirstOwner(
     logger.warn('no admin account yet: create one with `npm run cli -- admins create --role owner`');
     return null;
   }
+  return insertOwner(pool, seed, logger);
+}
+
+/**
+ * The owner again once a development reset has emptied every table (`POST /api/devtools/reset-all`, which
+ * production never mounts), so the service stays usable: from ADMIN_BOOTSTRAP_EMAIL/PASSWORD when set,
+ * else `owner@example.com` with a generated password, in tests too. Null when an admin exists already.
+ */
+export async function seedOwnerAfterReset(
+  pool: DatabasePool,
+  config: BootstrapConfig,
+  logger: Logger,
+): Promise<SeededOwner | null> {
+  const seed = (await credentials(config)) ?? {
+    email: DEV_OWNER_EMAIL,
+    password: generatePassword(),
+    generated: true,
+  };
+  return insertOwner(pool, seed, logger);
+}
+
+async function insertOwner(
+  pool: DatabasePool,
+  seed: { readonly email: string; readonly password: string; readonly generated: boolean },
+  logger: Logger,
+): Promise<SeededOwner | null> {
   const seeded = await insertFirstAdmin(pool, {
     id: randomUUID(),
     email: seed.email,
@@ -69,14 +95,17 @@ export type FirstPasswordHandover =
 
 export interface HandoverOptions {
   readonly dataDir: string;
-  /** Whether stdout is an interactive terminal (`process.stdout.isTTY`), not a pipe a log collector reads. */
+  /**
+   * Whether the banner's stream, stderr, is an interactive terminal (`process.stderr.isTTY`), not a pipe
+   * or file a log collector reads.
+   */
   readonly interactive: boolean;
   readonly logger: Logger;
 }
 
 /**
  * A generated first password is meant for the developer, never for log storage. On an interactive
- * terminal the caller prints it, once. Otherwise stdout may well be collected with the structured log
+ * terminal the caller prints it, once. Otherwise stderr may well be collected with the structured log
  * lines, so the password goes to `<DATA_DIR>/first-admin-password.txt` (mode 0600, created afresh) and only
  * that file's path is logged. Null when there is nothing to hand over (no seed, or a configured password).
  */

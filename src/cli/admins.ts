@@ -7,6 +7,7 @@ import { roleSchema, roles } from '../auth/permissions.ts';
 import type { Config } from '../config.ts';
 import { findAdminByEmail, listAdmins } from '../auth/admin-users.ts';
 import { migrate } from '../db/migrate.ts';
+import { printable } from '../lib/printable.ts';
 import { createDatabasePool, type DatabasePool } from '../db/pool.ts';
 import { openCliDatabase } from './database.ts';
 import { adminsUsage } from './usage.ts';
@@ -94,7 +95,8 @@ export async function runAdminsCommand(config: Config, logger: Logger, args: str
   if (sub === 'list') {
     await withPool(config, logger, async (pool) => {
       for (const a of (await listAdmins(pool, 100, null)).items) {
-        process.stdout.write(`${a.email}\t${a.role}\t${a.active ? 'active' : 'deactivated'}\t${a.name}\n`);
+        const state = a.active ? 'active' : 'deactivated';
+        process.stdout.write(`${printable(a.email)}\t${a.role}\t${state}\t${printable(a.name)}\n`);
       }
     });
     return;
@@ -110,12 +112,12 @@ export async function runAdminsCommand(config: Config, logger: Logger, args: str
         { pool },
         { email, role: role.data, name: values.name ?? email.split('@')[0] ?? email, password },
       );
-      process.stdout.write(`created ${created.role} ${created.email} (${created.id})\n`);
+      process.stdout.write(`created ${created.role} ${printable(created.email)} (${created.id})\n`);
     } else {
       const admin = await findAdminByEmail(pool, email);
-      if (!admin) throw new Error(`no admin with the email ${email}`);
+      if (!admin) throw new Error(`no admin with the email ${printable(email)}`);
       await setPassword({ pool }, admin.id, password);
-      process.stdout.write(`password set for ${admin.email}; its sessions have ended\n`);
+      process.stdout.write(`password set for ${printable(admin.email)}; its sessions have ended\n`);
     }
     if (print) process.stdout.write(`password: ${password}\n`);
   });

@@ -2,11 +2,13 @@ import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { type ReplayedChannel, replayModeration } from '../commands/moderation-replay.ts';
+import { printable } from '../lib/printable.ts';
 import { withSession } from './database.ts';
 import { moderationUsage } from './usage.ts';
 
-/** Columns padded to their widest cell. */
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+/** Columns padded to their widest cell; every cell printable (ids and reasons come from users). */
+function table(header: readonly string[], given: readonly (readonly string[])[]): string {
+  const rows = given.map((row) => row.map(printable));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]) =>
     cells

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { Presets, SingleBar } from 'cli-progress';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import { printable } from '../lib/printable.ts';
 import { allProjections, projectionNamed } from '../projections/index.ts';
 import { resumeProjection } from '../projections/checkpoints.ts';
 import type { Projection } from '../projections/projection.ts';
@@ -16,7 +17,7 @@ function named(name: string | undefined): Projection {
   throw new Error(
     name === undefined
       ? `a projection name is needed: one of ${known}`
-      : `no projection named '${name}': one of ${known}`,
+      : `no projection named '${printable(name)}': one of ${known}`,
   );
 }
 
@@ -56,8 +57,12 @@ async function rebuild(session: Session, name: string | undefined): Promise<void
 async function status({ pool }: Session): Promise<void> {
   const rows = await projectionStatuses(pool);
   const lines = rows.map((r) => {
-    const failure = r.status === 'failed' ? ` on event ${r.failed_event_id ?? '?'}: ${r.error ?? ''}` : '';
-    return `${r.name}: generation ${r.active_generation}, ${r.events_applied} events applied, ${r.status}${failure}`;
+    // The failure's text is an error message, which may quote an event's data.
+    const failure =
+      r.status === 'failed'
+        ? ` on event ${printable(r.failed_event_id ?? '?')}: ${printable(r.error ?? '')}`
+        : '';
+    return `${printable(r.name)}: generation ${r.active_generation}, ${r.events_applied} events applied, ${r.status}${failure}`;
   });
   process.stdout.write(`${lines.length > 0 ? lines.join('\n') : 'no projection has run yet'}\n`);
 }
@@ -81,7 +86,7 @@ export async function runProjectionsCommand(config: Config, logger: Logger, args
   const [action, name] = positionals;
   if (!isAction(action)) {
     throw new Error(
-      `unknown projections command '${action ?? ''}'; use status, resume <name> or rebuild <name>`,
+      `unknown projections command '${printable(action ?? '')}'; use status, resume <name> or rebuild <name>`,
     );
   }
   await withSession(config, logger, (session) => actions[action](session, name));

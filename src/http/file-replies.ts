@@ -9,37 +9,52 @@ import { HttpProblem, problemSchema } from './problem.ts';
 /** The request headers and answers of a route that serves stored bytes, for its schema. */
 export const fileRequestHeaders = z.object({ range: z.string().max(200).optional() });
 export const fileResponses = {
-  200: z.any().describe('The bytes'),
-  206: z.any().describe('The range'),
+  // `format: binary` marks the answer as bytes for the document (src/http/openapi/responses.ts).
+  200: z.any().meta({ description: 'The whole file', format: 'binary' }),
+  206: z.any().meta({ description: 'The requested range of the file', format: 'binary' }),
   416: problemSchema,
 };
 
+/** How a browser offers a file opened on its own: shown in the tab, or saved. */
+export type Disposition = 'inline' | 'attachment';
+
 /**
  * A stored object (a post's media, a comment's picture) as `sendFile` takes it, named by its id and the
- * subtype of its content type (`<id>.png`): the upload's own name is not kept for these.
+ * subtype of its content type (`<id>.png`): the upload's own name is not kept for these. Images and
+ * video are media to show, so inline (decision 033); a PDF or a text stays an attachment.
  */
 export function storedObject(
   id: string,
   row: { readonly storage_key: string; readonly content_type: string; readonly size: number },
 ) {
   const ext = row.content_type.split('/')[1]?.split(';')[0] ?? 'bin';
-  return { storageKey: row.storage_key, contentType: row.content_type, size: row.size, name: `${id}.${ext}` };
+  const disposition: Disposition = /^(image|video)\//.test(row.content_type) ? 'inline' : 'attachment';
+  return {
+    storageKey: row.storage_key,
+    contentType: row.content_type,
+    size: row.size,
+    name: `${id}.${ext}`,
+    disposition,
+  };
 }
 
 /**
- * Sends a stored file the way API.md says: the detected type, as an attachment under its sanitised name,
- * never sniffed or rendered by the browser, with single-range requests (206) so video can seek.
+ * Sends a stored file the way API.md says: the detected type, under its sanitised name (an attachment
+ * unless it says inline), never sniffed, with a sandbox CSP, and with single-range requests (206) so
+ * video can seek.
  */
 export async function sendFile(
   reply: FastifyReply,
   storage: ObjectStorage,
-  file: Pick<FileRecord, 'storageKey' | 'contentType' | 'size' | 'name'>,
+  file: Pick<FileRecord, 'storageKey' | 'contentType' | 'size' | 'name'> & {
+    readonly disposition?: Disposition;
+  },
   rangeHeader: string | undefined,
   cacheControl: string,
 ): Promise<FastifyReply> {
   void reply.headers({
     'content-type': file.contentType,
-    'content-disposition': contentDisposition(file.name, { type: 'attachment' }),
+    'content-disposition': contentDisposition(file.name, { type: file.disposition ?? 'attachment' }),
     'x-content-type-options': 'nosniff',
     // A file opened directly in a tab can run nothing and reach nothing.
     'content-security-policy': "default-src 'none'; sandbox",

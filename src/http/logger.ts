@@ -58,6 +58,51 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   return destination ? pino(loggerOptions(level), destination) : pino(loggerOptions(level));
 }
 
+export type LogFormat = 'pretty' | 'json';
+
+/**
+ * `auto` is pretty for a developer at a terminal and JSON lines wherever a program reads the stream (a
+ * pipe, a container's log driver, CI). `LOG_FORMAT=pretty` or `json` settles it either way.
+ */
+export function chooseLogFormat(
+  setting: 'auto' | 'pretty' | 'json',
+  nodeEnv: string,
+  stdoutIsTerminal: boolean,
+): LogFormat {
+  if (setting !== 'auto') return setting;
+  return nodeEnv === 'development' && stdoutIsTerminal ? 'pretty' : 'json';
+}
+
+const writeNote = (line: string) => {
+  process.stderr.write(`${line}\n`);
+};
+
+/**
+ * Where the service's log lines go: undefined for pino's own (JSON lines on stdout), or pino-pretty on
+ * stdout. pino-pretty is a development dependency, absent from the production image, so it is loaded only
+ * when wanted; when it cannot be, the lines stay JSON and one note on stderr says why. Redaction and the
+ * serializers run before either, so both show the same fields.
+ */
+export async function logDestination(
+  format: LogFormat,
+  note: (line: string) => void = writeNote,
+): Promise<DestinationStream | undefined> {
+  if (format === 'json') return undefined;
+  try {
+    const { default: pretty } = await import('pino-pretty');
+    // Synchronous, like pino's own stdout: a line is out before the next one (or the banner) is written.
+    return pretty({ sync: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' });
+  } catch (error) {
+    const missing = error instanceof Error && (error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND';
+    note(
+      missing
+        ? 'Pretty logs need pino-pretty, a development dependency that is not installed; logging JSON.'
+        : `Pretty logs are off, pino-pretty did not load (${error instanceof Error ? safeMessage(error) : 'unknown error'}); logging JSON.`,
+    );
+    return undefined;
+  }
+}
+
 /**
  * One log line per request, when it completes, carrying both request and response (fastify's default is
  * an "incoming" and a "completed" line). Halves the logging cost on the hot path; a request that never

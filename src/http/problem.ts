@@ -6,8 +6,10 @@ export const problemSchema = z
     type: z.string(),
     title: z.string(),
     status: z.number().int(),
-    code: z.string(),
-    detail: z.string().optional(),
+    code: z
+      .string()
+      .describe('A stable machine string to branch on; each error response lists the codes of its status'),
+    detail: z.string().optional().describe('For people: may change wording at any time'),
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
     until: z.iso
       .datetime()

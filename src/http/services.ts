@@ -17,6 +17,7 @@ import type { ProjectionWaiter } from '../projections/progress.ts';
 import type { ReadChanges } from '../projections/changes.ts';
 import type { Presence } from '../push/presence.ts';
 import type { PushBroadcaster } from '../push/queue-dispatcher.ts';
+import type { MediaLinks } from './media-links.ts';
 import type { PollPace } from './poll-pace.ts';
 
 /** What the routes use of the support services that wiring/support.ts starts. */
@@ -57,6 +58,8 @@ export interface HttpServices {
   readonly pace: PollPace;
   /** The support chat's reads and writes (and the channels' unread counts, for the badges). */
   readonly chat: ChatDeps & UnreadDeps;
+  /** Signed links to post media and comment pictures, which clients load with no session. */
+  readonly media: MediaLinks;
   readonly commentPosting: CommentPostingPorts;
   /** Who is polling (a chat or ticket push waits for them), and pushes to many (system notices). */
   readonly push: { readonly presence: Presence; readonly broadcaster: PushBroadcaster };

@@ -30,6 +30,8 @@ export interface CommentPollAnswer {
   /** The change counter to poll from next. */
   readonly next: number;
   readonly viewerIsModerator: boolean;
+  /** The period of media links (decision 033) the tag was made for: the pictures' links are minted for it. */
+  readonly linkPeriod: number;
   /** Whole comments this reader may see, and tombstones for the rest, in the page's order (for a 200). */
   items(): readonly (CommentRow | Tombstone)[];
 }
@@ -46,6 +48,8 @@ interface CachedPage {
   readonly etags: { readonly reader: string; readonly moderator: string };
   /** For each author on the page, a digest of where their comments are (what `mine` changes with). */
   readonly authors: ReadonlyMap<string, string>;
+  /** Whether a comment on the page has a picture: only then does the page change with the period of links. */
+  readonly hasImages: boolean;
 }
 
 /** A page as cached: its tags are built once, not on every poll. */
@@ -56,7 +60,8 @@ function cachedPage(rows: readonly CommentRow[], next: number): CachedPage {
     positions.set(row.authorId, [...(positions.get(row.authorId) ?? []), i]);
   });
   const authors = new Map([...positions].map(([author, at]) => [author, digest(at.join(), 22)]));
-  return { rows, next, etags: { reader: `W/"${hash}.r"`, moderator: `W/"${hash}.m"` }, authors };
+  const hasImages = rows.some((row) => row.image !== null);
+  return { rows, next, etags: { reader: `W/"${hash}.r"`, moderator: `W/"${hash}.m"` }, authors, hasImages };
 }
 
 /**
@@ -69,8 +74,14 @@ function cachedPage(rows: readonly CommentRow[], next: number): CachedPage {
  *   (authors' badges).
  * The reader's own part (`mine`) is found in the page, not read. A cursor's changes come from the post's
  * tail in memory (`comment-tails.ts`), since every reader polls with a cursor of their own.
+ * Pictures are signed links minted per period (`links`, decision 033): the tag of a page with pictures
+ * names the period, so it changes once per period, with no read.
  */
-export function createCommentsCache(pool: DatabasePool, changes: ReadChanges): CommentsCache {
+export function createCommentsCache(
+  pool: DatabasePool,
+  changes: ReadChanges,
+  links: { period(): number },
+): CommentsCache {
   const targets = new LRUCache<string, { readonly visible: boolean }, CommentPollRequest>({
     max: 20_000,
     ...keptWhileAsked,
@@ -130,12 +141,15 @@ export function createCommentsCache(pool: DatabasePool, changes: ReadChanges): C
             ? row
             : { id: row.id, status: row.status },
         );
-      const etag = withHidden ? page.etags.moderator : page.etags.reader;
+      const kind = withHidden ? page.etags.moderator : page.etags.reader;
+      const linkPeriod = links.period();
+      const etag = page.hasImages ? `${kind.slice(0, -1)}.${linkPeriod}"` : kind;
       const mine = page.authors.get(userId);
       return {
         etag: mine === undefined ? etag : `${etag.slice(0, -1)}.${mine}"`,
         next: page.next,
         viewerIsModerator: withHidden,
+        linkPeriod,
         items,
       };
     },

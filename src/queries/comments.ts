@@ -16,6 +16,7 @@ const row = z
     created_at: isoInstant,
     updated_at: isoInstant,
     change_seq: z.coerce.number(),
+    image_storage_key: z.string().nullable(),
     image_content_type: z.string().nullable(),
     image_width: z.number().nullable(),
     image_height: z.number().nullable(),
@@ -32,9 +33,11 @@ const row = z
     updatedAt: r.updated_at,
     changeSeq: r.change_seq,
     image:
-      r.image_content_type === null
+      r.image_content_type === null || r.image_storage_key === null
         ? null
         : {
+            // Where the bytes are: for the signed link of the client's view (decision 033), never shown.
+            storageKey: r.image_storage_key,
             contentType: r.image_content_type,
             ...(r.image_width === null ? {} : { width: r.image_width }),
             ...(r.image_height === null ? {} : { height: r.image_height }),
@@ -47,7 +50,7 @@ const columns = sql.fragment`
   c.id, c.channel_id, c.post_id, c.author_id, c.text, c.status, c.created_at, c.updated_at, c.change_seq,
   EXISTS (SELECT 1 FROM comment_moderators m WHERE m.channel_id = c.channel_id AND m.user_id = c.author_id)
     AS author_is_moderator,
-  a.content_type AS image_content_type, a.width AS image_width, a.height AS image_height`;
+  a.storage_key AS image_storage_key, a.content_type AS image_content_type, a.width AS image_width, a.height AS image_height`;
 const from = sql.fragment`FROM channel_comments c LEFT JOIN comment_attachments a ON a.comment_id = c.id`;
 const select = sql.fragment`SELECT ${columns} ${from}`;
 
@@ -118,6 +121,19 @@ export async function commentImage(db: CommonQueryMethods, commentId: string) {
     sql.type(
       z.object({ storage_key: z.string(), content_type: z.string(), size: z.coerce.number() }),
     )`SELECT storage_key, content_type, size FROM comment_attachments WHERE comment_id = ${commentId}`,
+  );
+}
+
+/**
+ * A comment's picture by the comment's id (the table's key), with where its bytes are: what a signed
+ * media link opens. Null once the comment is deleted; a hidden one's stays (moderators see it).
+ */
+export async function linkedCommentImage(db: CommonQueryMethods, commentId: string) {
+  return db.maybeOne(
+    sql.type(z.object({ storage_key: z.string(), content_type: z.string(), size: z.coerce.number() }))`
+      SELECT a.storage_key, a.content_type, a.size FROM comment_attachments a
+      JOIN channel_comments c ON c.id = a.comment_id
+      WHERE a.comment_id = ${commentId} AND c.status <> 'deleted'`,
   );
 }
 

@@ -8,6 +8,7 @@ import { scopes } from '../projections/scopes.ts';
 import {
   asSeenBy,
   type FeedPost,
+  type PostMediaUrl,
   publishedPost,
   publishedPosts,
   reactionsOfUsers,
@@ -42,12 +43,26 @@ export interface FeedCache {
   }): Promise<FeedPost | null>;
 }
 
+/**
+ * Signed links to post media (decision 033), minted per period: every answer made in one period holds
+ * the same links, and a link handed out still works for at least the links' lifetime.
+ */
+export interface PostMediaLinks {
+  period(): number;
+  postMedia(period: number, media: Parameters<PostMediaUrl>[0]): string;
+}
+
 interface CachedPage extends SharedPage {
   readonly hash: string;
   /** Which posts the page holds, whatever their contents. */
   readonly ids: string;
-  /** Each post serialised once, around the place where the reader's own reactions go. */
-  readonly serialised: readonly Serialised[];
+  /** Whether any post has media: only then does the page change with the period of media links. */
+  readonly hasMedia: boolean;
+  /**
+   * Each post serialised once per period of media links (once, when it has none), around the place
+   * where the reader's own reactions go.
+   */
+  signed: { readonly period: number; readonly serialised: readonly Serialised[] } | null;
 }
 interface CachedMine {
   readonly mine: ReadonlyMap<string, readonly string[]>;
@@ -62,11 +77,11 @@ export interface Serialised {
 
 /**
  * A post as UTF-8 JSON in two halves, so that `head + JSON.stringify(mine) + tail` is
- * `asSeenBy(post, mine)` serialised: a 200 then costs a copy of bytes encoded once, not a serialisation
+ * `asSeenBy(post, mine, mediaUrl)` serialised: a 200 then costs a copy of bytes encoded once, not a serialisation
  * and encoding of the whole page per reader.
  */
-export function serialisedAround(post: SharedPost): Serialised {
-  const { reactions, viewCount, commentCount, commentsEnabled, ...head } = asSeenBy(post, []);
+export function serialisedAround(post: SharedPost, mediaUrl: PostMediaUrl): Serialised {
+  const { reactions, viewCount, commentCount, commentsEnabled, ...head } = asSeenBy(post, [], mediaUrl);
   const tail = JSON.stringify({ viewCount, commentCount, commentsEnabled });
   const counts = JSON.stringify(reactions.counts);
   return {
@@ -88,12 +103,26 @@ const CLOSE = Buffer.from(']');
  * invalidated by hand: old entries stop being asked for and age out. The counters move with every view
  * and reaction, so a page follows them at most every `countsLagMs` (`FEED_COUNTS_LAG_MS`): on a busy channel, a page
  * read per channel every few seconds instead of one per view, and polls that stay 304 in between.
+ * Media links are signed per period (`media`): a page with media is serialised again, and its tag
+ * changes, once per period, with no read.
  */
 export function createFeedCache(
   pool: DatabasePool,
   changes: ReadChanges,
-  options: { readonly countsLagMs: number },
+  options: { readonly countsLagMs: number; readonly media: PostMediaLinks },
 ): FeedCache {
+  const { media } = options;
+  const linksOf = (period: number): PostMediaUrl => {
+    return (m) => media.postMedia(period, m);
+  };
+  /** The period a page's links are minted for now: 0 for good when it has no media. */
+  const periodOf = (page: CachedPage) => (page.hasMedia ? media.period() : 0);
+  const serialisedFor = (page: CachedPage, period: number): readonly Serialised[] => {
+    if (page.signed?.period === period) return page.signed.serialised;
+    const serialised = page.items.map((post) => serialisedAround(post, linksOf(period)));
+    page.signed = { period, serialised };
+    return serialised;
+  };
   const pages = new LRUCache<string, CachedPage, FeedPageRequest>({
     max: 500,
     ...keptWhileAsked,
@@ -104,7 +133,8 @@ export function createFeedCache(
         ...page,
         hash: digest(JSON.stringify(page)),
         ids: digest(page.items.map((p) => p.id).join()),
-        serialised: page.items.map(serialisedAround),
+        hasMedia: page.items.some((p) => p.attachments.length > 0),
+        signed: null,
       };
     },
   });
@@ -152,13 +182,15 @@ export function createFeedCache(
       const ownKey = `${changes.of(scopes.reactionsOf(userId))}\n${page.ids}\n${userId}`;
       const own = mine.get(ownKey) ?? (await mine.fetch(ownKey, { context: { userId, page } }));
       if (!own) throw new Error('feed cache: no reactions');
+      // One period for the tag and the body, so the tag names exactly the links the body holds.
+      const period = periodOf(page);
       return {
-        etag: `W/"${page.hash}.${own.hash}"`,
+        etag: `W/"${page.hash}${page.hasMedia ? `.${period}` : ''}.${own.hash}"`,
         before: page.before,
         itemsJson: () =>
           Buffer.concat([
             OPEN,
-            ...page.serialised.flatMap((p, i) => [
+            ...serialisedFor(page, period).flatMap((p, i) => [
               ...(i === 0 ? [] : [COMMA]),
               p.head,
               Buffer.from(JSON.stringify(own.mine.get(p.id) ?? [])),
@@ -174,7 +206,7 @@ export function createFeedCache(
       if (!shared?.post) return null;
       const ownKey = `${changes.of(scopes.reactionsOf(userId))}\n${postId}\n${userId}`;
       const own = ownOfPost.get(ownKey) ?? (await ownOfPost.fetch(ownKey, { context: { userId, postId } }));
-      return asSeenBy(shared.post, own ?? []);
+      return asSeenBy(shared.post, own ?? [], linksOf(media.period()));
     },
   };
 }

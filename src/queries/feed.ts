@@ -1,7 +1,10 @@
 import { type CommonQueryMethods, sql } from 'slonik';
 import { z } from 'zod';
 import { isoInstant } from './iso-instant.ts';
-import { buttonsAndAttachmentsColumns, buttonsAndAttachmentsRow } from './post-buttons-and-attachments.ts';
+import {
+  buttonsAndStoredAttachmentsColumns,
+  buttonsAndStoredAttachmentsRow,
+} from './post-buttons-and-attachments.ts';
 
 const iso = isoInstant;
 const row = z
@@ -14,7 +17,7 @@ const row = z
     view_count: z.number(),
     comment_count: z.number(),
     comments_enabled: z.boolean(),
-    ...buttonsAndAttachmentsRow,
+    ...buttonsAndStoredAttachmentsRow,
     counts: z.record(z.string(), z.number()),
   })
   .transform((r) => ({
@@ -24,10 +27,9 @@ const row = z
     publishedAt: r.published_at,
     // API.md's `editedAt?`: there only once a published post was edited.
     ...(r.edited_at === null ? {} : { editedAt: r.edited_at }),
-    // Links the client can load with its session; the bytes are served by the channel routes.
+    // Where the bytes are, for the signed link `asSeenBy` puts in its place (decision 033).
     attachments: r.attachments.map(({ width, height, durationMs, ...a }) => ({
       ...a,
-      url: `/api/channel/${r.channel_id}/posts/${r.id}/attachments/${a.id}`,
       ...(width === null ? {} : { width }),
       ...(height === null ? {} : { height }),
       ...(durationMs === null ? {} : { durationMs }),
@@ -38,21 +40,46 @@ const row = z
     commentCount: r.comment_count,
     commentsEnabled: r.comments_enabled,
   }));
-/** A published post as every user sees it: the reaction counts, not anyone's own reactions. */
+/**
+ * A published post as every user sees it: the reaction counts, not anyone's own reactions, and where its
+ * media is stored, not yet the links to it.
+ */
 export type SharedPost = z.infer<typeof row>;
 export type FeedPost = ReturnType<typeof asSeenBy>;
 
-/** The post as API.md gives it to one user: the counts with that user's own reactions beside them. */
-export function asSeenBy({ counts, ...post }: SharedPost, mine: readonly string[]) {
+/** The link a client loads a post's media from (a signed one, minted by the HTTP layer: decision 033). */
+export type PostMediaUrl = (media: {
+  readonly postId: string;
+  readonly id: string;
+  readonly storageKey: string;
+}) => string;
+
+/**
+ * The post as API.md gives it to one user: the counts with that user's own reactions beside them, and
+ * each attachment's `url` in place of its storage key.
+ */
+export function asSeenBy({ counts, ...post }: SharedPost, mine: readonly string[], mediaUrl: PostMediaUrl) {
   const { viewCount, commentCount, commentsEnabled, ...head } = post;
-  return { ...head, reactions: { counts, mine }, viewCount, commentCount, commentsEnabled };
+  return {
+    ...head,
+    // `attachments` keeps its place in `head`, and `url` its place in each: the same JSON as before.
+    attachments: head.attachments.map(({ storageKey, ...media }) => {
+      const { id, kind, contentType, size, ...dimensions } = media;
+      const url = mediaUrl({ postId: post.id, id, storageKey });
+      return { id, kind, contentType, size, url, ...dimensions };
+    }),
+    reactions: { counts, mine },
+    viewCount,
+    commentCount,
+    commentsEnabled,
+  };
 }
 
 const select = sql.fragment`
   SELECT p.id, p.channel_id, p.text, p.published_at, p.edited_at, p.view_count,
     COALESCE((SELECT n.count FROM post_comment_counts n WHERE n.post_id = p.id), 0) AS comment_count,
     p.comments_enabled,
-    ${buttonsAndAttachmentsColumns},
+    ${buttonsAndStoredAttachmentsColumns},
     COALESCE((SELECT json_object_agg(c.emoji, c.count ORDER BY c.emoji)
       FROM post_reaction_counts c WHERE c.post_id = p.id AND c.count > 0), '{}') AS counts
   FROM channel_posts p`;
@@ -166,6 +193,19 @@ export async function visibleAttachment(
     JOIN channel_posts p ON p.id = a.post_id
     WHERE a.id = ${attachmentId} AND a.post_id = ${postId} AND p.channel_id = ${channelId}
       AND p.status = 'published'`);
+}
+
+/**
+ * A published post's attachment by the post's and its own id (the table's key), with where its bytes
+ * are: what a signed media link opens. Null once the post is hidden or deleted, or the attachment removed.
+ */
+export async function publishedMedia(db: CommonQueryMethods, postId: string, attachmentId: string) {
+  return db.maybeOne(sql.type(
+    z.object({ storage_key: z.string(), content_type: z.string(), size: z.coerce.number() }),
+  )`
+    SELECT a.storage_key, a.content_type, a.size FROM post_attachments a
+    JOIN channel_posts p ON p.id = a.post_id
+    WHERE a.post_id = ${postId} AND a.id = ${attachmentId} AND p.status = 'published'`);
 }
 
 /** A visible post's button, for a click; null unless the post is published in that channel. */

@@ -13,6 +13,8 @@ import type { DatabasePool } from '../db/pool.ts';
 import type { EventStore } from '../events/store/port.ts';
 import { commentImages } from '../files/comment-images.ts';
 import { postMedia } from '../files/post-media.ts';
+import { mediaLinkTokens } from '../files/signed-urls.ts';
+import { mediaLinks } from '../http/media-links.ts';
 import type { HttpServices, SupportParts } from '../http/services.ts';
 import { loginThrottle } from '../integrations/rate-limiters/login-throttle.ts';
 import { slowMode } from '../integrations/rate-limiters/slow-mode.ts';
@@ -44,6 +46,8 @@ export interface AppParts {
   readonly changes: ReadChanges;
   /** Who is polling, and pushes to many (wiring/push.ts). */
   readonly push: HttpServices['push'];
+  /** What media links are minted and checked by (milliseconds since the epoch); the real time by default. */
+  readonly clock?: () => number;
 }
 
 /** The HTTP app on the running parts: its dependency object made here, its routes in src/http. */
@@ -100,6 +104,9 @@ export function createHttpServices(deps: AppParts): HttpServices {
       channelsUnread: (userId) => channelsUnread.of(userId),
     },
     push: deps.push,
+    media: mediaLinks(
+      mediaLinkTokens(config.FILE_URL_SECRET, config.MEDIA_URL_TTL_MINUTES * 60, deps.clock ?? Date.now),
+    ),
     commentPosting: {
       store,
       postingContext: createPostingContextLookup(pool),

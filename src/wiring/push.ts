@@ -13,6 +13,7 @@ import { createMessengerSender } from '../integrations/push/telegram.ts';
 import type { PushMetrics } from '../jobs/push-context.ts';
 import { type PushWorkers, startPushWorkers } from '../jobs/push-workers.ts';
 import { readOrKeepLast } from '../lib/metrics.ts';
+import { type ProviderCalls, providerCalls } from '../lib/provider-calls.ts';
 import type { PushContent } from '../push/content.ts';
 import type { PushDispatcher } from '../push/dispatcher.ts';
 import { createPresence, type Presence } from '../push/presence.ts';
@@ -70,11 +71,16 @@ const chatPreviews =
  * The mobile sender, or null when it is not configured (spec: skipped and logged). A service-account
  * file that exists but is no credential stops a production start; elsewhere it is logged and skipped.
  */
-function mobileSender(config: ResolvedConfig, logger: Logger): MobileSender | null {
+function mobileSender(config: ResolvedConfig, logger: Logger, calls?: ProviderCalls): MobileSender | null {
   const path = config.PUSH_SERVICE_ACCOUNT;
   if (config.FCM_BASE_URL !== undefined) {
     logger.info({ url: config.FCM_BASE_URL }, 'mobile pushes go to a loopback FCM (FCM_BASE_URL)');
-    return createMobileSender({ serviceAccountPath: path ?? '', baseUrl: config.FCM_BASE_URL, logger });
+    return createMobileSender({
+      serviceAccountPath: path ?? '',
+      baseUrl: config.FCM_BASE_URL,
+      logger,
+      calls,
+    });
   }
   if (path === undefined) {
     logger.info('PUSH_SERVICE_ACCOUNT is not set: mobile pushes are skipped');
@@ -97,10 +103,14 @@ function mobileSender(config: ResolvedConfig, logger: Logger): MobileSender | nu
     );
     return null;
   }
-  return createMobileSender({ serviceAccountPath: path, logger });
+  return createMobileSender({ serviceAccountPath: path, logger, calls });
 }
 
-function messengerSender(config: ResolvedConfig, logger: Logger): MessengerSender | null {
+function messengerSender(
+  config: ResolvedConfig,
+  logger: Logger,
+  calls?: ProviderCalls,
+): MessengerSender | null {
   if (config.MESSENGER_BOT_TOKEN === undefined) {
     logger.info('MESSENGER_BOT_TOKEN is not set: messenger pushes are skipped');
     return null;
@@ -109,6 +119,7 @@ function messengerSender(config: ResolvedConfig, logger: Logger): MessengerSende
     token: config.MESSENGER_BOT_TOKEN,
     ...(config.MESSENGER_API_ROOT === undefined ? {} : { apiRoot: config.MESSENGER_API_ROOT }),
     logger,
+    calls,
   });
 }
 
@@ -153,8 +164,9 @@ function pushMetrics(registry: Registry | undefined, queue: JobQueue, logger: Lo
  */
 export async function startPush(options: PushOptions): Promise<PushServices> {
   const { config, logger } = options;
-  const mobile = mobileSender(config, logger);
-  const messenger = messengerSender(config, logger);
+  const calls = options.registry === undefined ? undefined : providerCalls(options.registry);
+  const mobile = mobileSender(config, logger, calls);
+  const messenger = messengerSender(config, logger, calls);
   const presence = createPresence({ redis: options.redis, logger, windowMs: config.PUSH_ONLINE_WINDOW_MS });
   let queue: JobQueue;
   try {

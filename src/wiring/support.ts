@@ -1,4 +1,5 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -21,6 +22,7 @@ import { type SupportInbox, startSupportInbox } from '../jobs/support-inbox.ts';
 import { startSupportReconciler } from '../jobs/support-reconcile.ts';
 import { type ContactMapping, contactMapping } from '../chat/contacts.ts';
 import { supportMetrics } from '../chat/metrics.ts';
+import { providerCalls } from '../lib/provider-calls.ts';
 import type { ChangeStamps } from '../chat/stamps.ts';
 import { createSupportCache, type SupportCache } from '../chat/support-cache.ts';
 import { type SupportReads, supportReads } from '../chat/support-reads.ts';
@@ -56,6 +58,11 @@ export interface SupportOptions {
   readonly registry?: Registry | undefined;
   /** Tests: client settings (short timeouts and waits). */
   readonly client?: Partial<Omit<IntercomClientOptions, 'baseUrl' | 'accessToken' | 'logger' | 'redis'>>;
+  /**
+   * Where the sandbox keeps its records (`<dataDir>/intercom-sandbox.json`), so a restart shows the same
+   * chat history: `npm start` passes DATA_DIR. Unset (tests, benchmarks): in memory only.
+   */
+  readonly dataDir?: string | undefined;
   /** Tests: sandbox settings (webhook retry delay, search lag). */
   readonly sandbox?: Partial<Omit<IntercomSandboxOptions, 'accessToken' | 'clientSecret' | 'webhookUrl'>>;
   /** Where the inbox hands the pushes of replies and ticket changes (the push queue). */
@@ -65,6 +72,9 @@ export interface SupportOptions {
   /** Benchmarks run production settings against the sandbox: only they set this. */
   readonly sandboxInProduction?: boolean;
 }
+
+/** The sandbox's records under DATA_DIR (decision 035). */
+export const SANDBOX_RECORDS_FILE = 'intercom-sandbox.json';
 
 /** Where Intercom reads come from and go to: Intercom itself, or the sandbox outside production. */
 async function provider(options: SupportOptions) {
@@ -85,13 +95,19 @@ async function provider(options: SupportOptions) {
   const webhookSecret =
     config.SUPPORT_CLIENT_SECRET ??
     Buffer.from(hkdfSync('sha256', config.FILE_URL_SECRET, '', 'sandbox-webhook-secret', 32)).toString('hex');
+  const recordsFile = options.dataDir === undefined ? undefined : join(options.dataDir, SANDBOX_RECORDS_FILE);
   const sandbox = await startIntercomSandbox({
     webhookRetryDelayMs: 5_000,
     ...options.sandbox,
     accessToken,
     clientSecret: webhookSecret,
+    recordsFile,
+    logger: options.logger,
   });
-  options.logger.info({ url: sandbox.url }, 'no SUPPORT_ACCESS_TOKEN: the Intercom sandbox stands in');
+  options.logger.info(
+    { url: sandbox.url, recordsFile: recordsFile ?? null, conversations: sandbox.state.conversations.size },
+    'no SUPPORT_ACCESS_TOKEN: the Intercom sandbox stands in',
+  );
   return { baseUrl: sandbox.url, accessToken, webhookSecret, sandbox };
 }
 
@@ -109,6 +125,7 @@ export async function startSupport(options: SupportOptions): Promise<SupportServ
     accessToken: source.accessToken,
     logger,
     redis,
+    calls: options.registry ? providerCalls(options.registry) : undefined,
   });
   const cache = await createSupportCache({ intercom, logger, redis, ttlMs: config.SUPPORT_CACHE_TTL_MS });
   const { dispatcher } = options;

@@ -7,7 +7,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const documents = ['docs/architecture.md', 'README.md'];
 
 /** Folders a backticked repository path starts with. */
-const PATH_PREFIXES = ['src/', 'test/', 'docs/', 'bench/', 'scripts/', '.ci/'];
+const PATH_PREFIXES = ['src/', 'test/', 'docs/', 'bench/', 'scripts/', 'clients/', '.ci/'];
 /** Files at the repository root that a document may name on their own. */
 const ROOT_FILES = new Set([
   'package.json',

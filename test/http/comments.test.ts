@@ -146,12 +146,19 @@ describe('posting and polling comments', () => {
     expect(res.status).toBe(201);
     const comment = (await res.json()) as Comment;
     expect(comment.image).toMatchObject({
-      url: expect.stringContaining('/image') as string,
+      url: expect.stringMatching(
+        new RegExp(`^/files/comments/${comment.id}\\?t=\\d+\\.[\\w-]{43}$`),
+      ) as string,
       width: expect.any(Number) as number,
     });
-    const image = await fetch(`${url()}${comment.image?.url ?? ''}`, { headers: userHeaders('bob') });
+    // The signed link needs no session, as an <img src> has none.
+    const image = await fetch(`${url()}${comment.image?.url ?? ''}`);
     expect(image.status).toBe(200);
     expect(Buffer.from(await image.arrayBuffer()).equals(png)).toBe(true);
+    // The route with a session stays.
+    const own = await fetch(`${commentsUrl(postId)}/${comment.id}/image`, { headers: userHeaders('bob') });
+    expect(own.status).toBe(200);
+    expect(Buffer.from(await own.arrayBuffer()).equals(png)).toBe(true);
 
     const text = new FormData();
     text.append('text', 'A document');

@@ -134,12 +134,28 @@ describe('every protected route of the OpenAPI document', () => {
           scheme: Object.keys(op.security?.[0] ?? {})[0],
         })),
     );
-    // Every /api route and every /admin route but login is protected, with the right scheme.
+    // Every /api route and every /admin route but login is protected, with the right scheme; the
+    // webhook by its signature; the rest say outright that they take no credentials.
     const all = Object.keys(doc.paths).filter((p) => p.startsWith('/api/') || p.startsWith('/admin/'));
     expect(new Set(protectedRoutes.map((r) => r.path))).toEqual(
-      new Set(all.filter((p) => p !== '/admin/auth/login')),
+      new Set([...all.filter((p) => p !== '/admin/auth/login'), '/webhooks/support']),
     );
+    const publicRoutes = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.values(ops).flatMap((op) => (op.security?.length === 0 ? [path] : [])),
+    );
+    expect(publicRoutes.sort()).toEqual([
+      '/admin/auth/login',
+      '/files/comments/{commentId}',
+      '/files/posts/{postId}/{attachmentId}',
+      '/files/{id}',
+      '/health/live',
+      '/health/ready',
+    ]);
     for (const { method, path, scheme } of protectedRoutes) {
+      if (path === '/webhooks/support') {
+        expect(scheme).toBe('supportSignature');
+        continue;
+      }
       expect(scheme, path).toBe(path.startsWith('/admin/') ? 'adminToken' : 'sessionJwt');
       const res = await fetch(running.url + concrete(path), { method });
       expect(res.status, `${method} ${path}`).toBe(401);

@@ -193,6 +193,8 @@ describe('devtools operator actions', () => {
       [`/devtools/conversations/${id}/reopen`, undefined],
       [`/devtools/conversations/${id}/snooze`, { until: new Date(Date.now() + 60_000).toISOString() }],
       [`/devtools/tickets/${ticketId}/state`, { state: 'resolved' }],
+      [`/devtools/conversations/${id}/note`, { text: 'not yours' }],
+      [`/devtools/tickets/${ticketId}/reply`, { text: 'not yours' }],
     ] as const;
     const refuse = async () => {
       for (const [path, body] of attempts) {
@@ -220,6 +222,8 @@ describe('devtools operator actions', () => {
       ['/devtools/conversations/987654321/reopen', undefined],
       ['/devtools/conversations/987654321/snooze', { until: new Date(Date.now() + 60_000).toISOString() }],
       ['/devtools/tickets/987654321/state', { state: 'in_progress' }],
+      ['/devtools/conversations/987654321/note', { text: 'x' }],
+      ['/devtools/tickets/987654321/reply', { text: 'x' }],
     ] as const) {
       const unknown = await api.post('lou', path, body);
       expect(unknown.status, path).toBe(404);
@@ -240,6 +244,9 @@ describe('devtools operator actions', () => {
       [`/devtools/conversations/${id}/close`, { text: 'a\u0000b' }],
       [`/devtools/conversations/${id}/close`, { body: 'unknown field' }],
       ['/devtools/conversations/a.b/close', {}],
+      [`/devtools/conversations/${id}/note`, {}],
+      [`/devtools/conversations/${id}/note`, { text: '' }],
+      ['/devtools/tickets/1/reply', { text: 'a\u0000b' }],
     ] as const) {
       const refused = await api.post('ned', path, body);
       expect(refused.status, `${path} ${JSON.stringify(body)}`).toBe(400);
@@ -252,6 +259,8 @@ describe('devtools operator actions', () => {
       `/api/devtools/conversations/${id}/reopen`,
       '/api/devtools/tickets',
       '/api/devtools/tickets/1/state',
+      `/api/devtools/conversations/${id}/note`,
+      '/api/devtools/tickets/1/reply',
     ];
     for (const path of paths) {
       expect((await fetch(`${base}${path}`, { method: 'POST' })).status, path).toBe(401);
@@ -264,8 +273,117 @@ describe('devtools operator actions', () => {
         '/api/devtools/conversations/{id}/reopen',
         '/api/devtools/tickets',
         '/api/devtools/tickets/{id}/state',
+        '/api/devtools/conversations/{id}/note',
+        '/api/devtools/tickets/{id}/reply',
       ]),
     );
+  });
+
+  it('a note stays internal; a ticket reply shows on the ticket and pushes `ticket`', async () => {
+    const id = await open('oda');
+    const noted = await api.post('oda', `/devtools/conversations/${id}/note`, { text: 'VIP customer' });
+    expect(noted.status).toBe(202);
+    const note = action.parse(noted.json);
+    expectSignedDelivery(note.notificationId, 'conversation.admin.noted');
+    expect(sandbox().state.conversations.get(id)?.parts.at(-1)).toMatchObject({
+      id: note.partId,
+      partType: 'note',
+    });
+    // The webhook refreshed the cached conversation: a reply after the note shows, the note never does.
+    await api.post('oda', '/devtools/operator-reply', { conversationId: id, text: 'On it' });
+    const thread = await eventually(
+      () => read('oda', id),
+      (c) => c.messages.length === 2,
+    );
+    expect(thread.messages.map((m) => m.body)).toEqual(['<p>Hello?</p>', '<p>On it</p>']);
+
+    const { ticketId } = newTicket.parse(
+      (await api.post('oda', '/devtools/tickets', { title: 'Card' })).json,
+    );
+    const replied = await api.post('oda', `/devtools/tickets/${ticketId}/reply`, { text: 'Sent a new one' });
+    expect(replied.status).toBe(202);
+    const answer = action.parse(replied.json);
+    expectSignedDelivery(answer.notificationId, 'ticket.admin.replied');
+    const withReply = z.object({ parts: z.array(z.object({ id: z.string(), body: z.string().nullable() })) });
+    const shown = await eventually(
+      async () => withReply.parse((await api.get('oda', `/tickets/${ticketId}`)).json),
+      (t) => t.parts.some((part) => part.id === answer.partId),
+    );
+    expect(shown.parts.find((part) => part.id === answer.partId)?.body).toBe('<p>Sent a new one</p>');
+    const pushes = await eventually(
+      () => pushesOf('oda'),
+      (rows) => rows.some((row) => row.source_id === answer.notificationId),
+    );
+    expect(pushes.find((row) => row.source_id === answer.notificationId)).toEqual({
+      source_id: answer.notificationId,
+      category: 'ticket',
+      ticket_id: ticketId,
+      csat: false,
+    });
+    // The note pushed nothing.
+    expect(pushes.some((row) => row.source_id === note.notificationId)).toBe(false);
+  });
+
+  it("archive-contact: a teammate archives the caller's contact; the next request brings it back", async () => {
+    const id = await open('pia');
+    const contactId = sandbox().state.conversations.get(id)?.contactId ?? '';
+    expect(sandbox().state.contacts.get(contactId)?.archived).toBe(false);
+    const archived = await api.post('pia', '/devtools/archive-contact', undefined);
+    expect(archived.status).toBe(204);
+    expect(sandbox().state.contacts.get(contactId)?.archived).toBe(true);
+    // As with Intercom: the archived contact answers 404, the service meets the 409 and unarchives it.
+    const again = await api.post('pia', '/conversations', { text: 'Still there?' });
+    expect(again.status).toBe(201);
+    expect(sandbox().state.contacts.get(contactId)?.archived).toBe(false);
+    const second = sent.parse(again.json).conversationId;
+    expect(sandbox().state.conversations.get(second)?.contactId).toBe(contactId);
+    // Someone without a contact has nothing to archive.
+    const none = await api.post('quin', '/devtools/archive-contact', undefined);
+    expect(none.status).toBe(404);
+  });
+
+  it("every teammate action of the sandbox's operator has a devtools route in the OpenAPI document", async () => {
+    // The operator's teammate actions, each with the devtools route that does it on the caller's records.
+    const routes: Record<string, string> = {
+      reply: 'POST /api/devtools/operator-reply',
+      note: 'POST /api/devtools/conversations/{id}/note',
+      close: 'POST /api/devtools/conversations/{id}/close',
+      snooze: 'POST /api/devtools/conversations/{id}/snooze',
+      open: 'POST /api/devtools/conversations/{id}/reopen',
+      createTicket: 'POST /api/devtools/tickets',
+      setTicketState: 'POST /api/devtools/tickets/{id}/state',
+      resolveTicket: 'POST /api/devtools/tickets/{id}/state',
+      replyToTicket: 'POST /api/devtools/tickets/{id}/reply',
+      deleteContact: 'POST /api/devtools/wipe-contact',
+      archiveContact: 'POST /api/devtools/archive-contact',
+    };
+    // Knobs of the whole sandbox (every user's calls and webhooks), for tests in process: no devtools route.
+    const knobs = [
+      'setSearchLag',
+      'failNext',
+      'failFor',
+      'clearFaults',
+      'redeliver',
+      'holdWebhooks',
+      'releaseWebhooks',
+      'webhooksIdle',
+      'notifications',
+      'deliveries',
+    ];
+    expect(Object.keys(sandbox().operator).toSorted()).toEqual([...Object.keys(routes), ...knobs].toSorted());
+    const doc = z
+      .object({ paths: z.record(z.string(), z.record(z.string(), z.unknown())) })
+      .parse(await (await fetch(`${service.running.url}/openapi.json`)).json());
+    const documented = z.object({
+      operationId: z.string().min(1),
+      tags: z.tuple([z.literal('devtools')]),
+      summary: z.string().min(1),
+    });
+    for (const [name, route] of Object.entries(routes)) {
+      const [method = '', path = ''] = route.split(' ');
+      const operation = documented.safeParse(doc.paths[path]?.[method.toLowerCase()]);
+      expect(operation.success, `${name}: ${route}`).toBe(true);
+    }
   });
 });
 
@@ -275,6 +393,8 @@ const DEVTOOLS_PATHS = [
   '/api/devtools/conversations/1/reopen',
   '/api/devtools/tickets',
   '/api/devtools/tickets/1/state',
+  '/api/devtools/conversations/1/note',
+  '/api/devtools/tickets/1/reply',
 ];
 
 async function expectNotMounted(base: string): Promise<void> {

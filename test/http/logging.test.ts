@@ -1,10 +1,15 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeError } from '../../src/lib/error-text.ts';
-import { createLogger } from '../../src/http/logger.ts';
+import { chooseLogFormat, createLogger } from '../../src/http/logger.ts';
 import { LogCapture, type RunningApp, startApp, TEST_SECRETS } from '../support/app.ts';
 import { adminCall, createTestAdmin, loginToken, postLogin, uniqueEmail } from '../support/admin.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createTestDatabase, type TestDatabase, useTestDatabase } from '../support/database.ts';
 import { nowSeconds, signJwt } from '../support/jwt.ts';
+import { spawnService } from '../support/process.ts';
 
 let db: TestDatabase;
 let running: RunningApp;
@@ -162,4 +167,167 @@ describe('logs of a run that handled secrets', () => {
     expect(logs.text).toContain('23505');
     expect(logs.text).not.toContain('marker 5d1c');
   });
+});
+
+/** The JSON log lines `running` wrote, parsed. */
+const logLines = (): Record<string, unknown>[] =>
+  running.logs.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+
+describe('outbound provider calls', () => {
+  it('carry the id of the request that made them, and none outside a request', async () => {
+    const reqId = 'outbound-trace-5e21';
+    const token = signJwt({ sub: 'outbound-user', exp: nowSeconds() + 600 }, TEST_SECRETS.JWT_SECRET);
+    // A JSON body that arrives in two parts, the second later: the handler runs once its end was read.
+    const body = Buffer.from(JSON.stringify({ text: 'Hello from the outbound trace' }));
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const req = request(
+        `${running.url}/api/conversations`,
+        {
+          method: 'POST',
+          agent: false,
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            'content-length': body.length,
+            'x-request-id': reqId,
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            resolve(res.statusCode);
+          });
+        },
+      );
+      req.on('error', reject);
+      req.write(body.subarray(0, 10));
+      setTimeout(() => req.end(body.subarray(10)), 50);
+    });
+    expect(status).toBe(201);
+
+    const calls = logLines().filter((l) => l['provider'] === 'intercom' && l['msg'] === 'intercom call');
+    const traced = calls.filter((l) => l['reqId'] === reqId);
+    // The contact lookup (or creation) and the conversation, at least.
+    expect(traced.map((l) => l['route'])).toContain('/conversations');
+    expect(traced.length).toBeGreaterThanOrEqual(2);
+    // The request's own line carries the same id.
+    expect(logLines().some((l) => l['reqId'] === reqId && l['msg'] === 'request completed')).toBe(true);
+    // Once per line, not a second copy beside fastify's.
+    for (const line of running.logs.lines.filter((l) => l.includes(reqId))) {
+      expect(line.split('"reqId"').length).toBe(2);
+    }
+
+    // The same client called from no request (as the inbox and processor workers do): no reqId.
+    const before = running.logs.lines.length;
+    await running.support.intercom.me();
+    const outside = running.logs.lines
+      .slice(before)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((l) => l['provider'] === 'intercom');
+    expect(outside.map((l) => l['route'])).toContain('/me');
+    for (const line of outside) expect(line).not.toHaveProperty('reqId');
+  });
+});
+
+describe('the log format', () => {
+  it('is pretty only for development at a terminal, unless LOG_FORMAT says', () => {
+    expect(chooseLogFormat('auto', 'development', true)).toBe('pretty');
+    expect(chooseLogFormat('auto', 'development', false)).toBe('json');
+    expect(chooseLogFormat('auto', 'production', true)).toBe('json');
+    expect(chooseLogFormat('auto', 'test', true)).toBe('json');
+    expect(chooseLogFormat('pretty', 'production', false)).toBe('pretty');
+    expect(chooseLogFormat('json', 'development', true)).toBe('json');
+  });
+
+  it('falls back to JSON with a one-line note when pino-pretty is not installed', async () => {
+    // As in the production image, which has no dev dependencies: resolving pino-pretty fails.
+    const hook = `import { registerHooks } from 'node:module';
+registerHooks({ resolve(specifier, context, next) {
+  if (specifier !== 'pino-pretty') return next(specifier, context);
+  throw Object.assign(new Error("Cannot find package 'pino-pretty'"), { code: 'ERR_MODULE_NOT_FOUND' });
+} });`;
+    const script = `const { createLogger, logDestination } = await import('./src/http/logger.ts');
+createLogger('info', await logDestination('pretty')).info({ n: 1 }, 'still logging');`;
+    const run = spawnService(
+      process.execPath,
+      [
+        '--import',
+        `data:text/javascript,${encodeURIComponent(hook)}`,
+        '--input-type=module',
+        '--eval',
+        script,
+      ],
+      {},
+    );
+    expect(await run.exited).toBe(0);
+    expect(JSON.parse(run.stdout())).toMatchObject({ level: 30, n: 1, msg: 'still logging' });
+    expect(run.stderr()).toBe(
+      'Pretty logs need pino-pretty, a development dependency that is not installed; logging JSON.\n',
+    );
+  });
+});
+
+describe('the service process, stdout piped', () => {
+  const serviceDb = useTestDatabase();
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'svc-log-streams-'));
+  });
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  /** Starts src/main.ts in development, serves one request, stops it; its two streams. */
+  const runService = async (env: Record<string, string>) => {
+    const run = spawnService(process.execPath, ['src/main.ts'], {
+      NODE_ENV: 'development',
+      DATA_DIR: dataDir,
+      DATABASE_URL: serviceDb.url,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      ...env,
+    });
+    try {
+      const [, url] = await run.waitFor(/Service listening on (http:\/\/\S+)/, 60_000);
+      await run.waitFor(/export TOKEN=\S+\n(.*\n){2}/, 5_000);
+      // A request line (the health routes log nothing below warn).
+      expect((await fetch(`${url ?? ''}/api/settings/notifications`)).status).toBe(401);
+    } finally {
+      run.child.kill('SIGTERM');
+    }
+    expect(await run.exited).toBe(0);
+    return { stdout: run.stdout(), stderr: run.stderr() };
+  };
+
+  it('writes JSON lines only to stdout, and the banner to stderr', async () => {
+    const { stdout, stderr } = await runService({});
+    const lines = stdout.split('\n').filter((line) => line !== '');
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(parsed.map((l) => l['msg'])).toEqual(
+      expect.arrayContaining(['first owner created', 'request completed', 'shutting down']),
+    );
+    for (const line of parsed) {
+      expect(typeof line['level']).toBe('number');
+      expect(typeof line['msg']).toBe('string');
+    }
+    // The banner, the demo token with it, is on stderr and nowhere in the log stream.
+    expect(stderr).toMatch(/^\nService listening on http:\/\/127\.0\.0\.1:\d+\n {2}API docs: /);
+    expect(stderr).toContain('export TOKEN=eyJ');
+    expect(stdout).not.toContain('export TOKEN');
+    expect(stdout).not.toContain('Service listening on');
+    expect(stderr.split('\n').filter((line) => line.startsWith('{'))).toEqual([]);
+  }, 90_000);
+
+  it('writes human lines, not JSON and not coloured on a pipe, with LOG_FORMAT=pretty', async () => {
+    const { stdout, stderr } = await runService({ LOG_FORMAT: 'pretty' });
+    const lines = stdout.split('\n').filter((line) => line !== '');
+    expect(lines.some((line) => /^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: request completed$/.test(line))).toBe(
+      true,
+    );
+    expect(lines.some((line) => line.startsWith('{"level"'))).toBe(false);
+    expect(stdout).not.toContain('\u001b[');
+    expect(stdout).not.toContain('export TOKEN');
+    expect(stderr).toContain('Service listening on');
+    expect(stderr).toContain('export TOKEN=eyJ');
+  }, 90_000);
 });

@@ -169,9 +169,9 @@ describe('the first polls of many users at once', () => {
     }
     // The reads behind the polls, asked for every user at once, as a crowd's polls arrive at a busy
     // service (requests sent from this test reach the app a loop turn apart, so they are asked directly).
-    const { chat, pool, changes } = running.app.services;
-    const feed = createFeedCache(pool, changes, { countsLagMs: 0 });
-    const threads = createCommentsCache(pool, changes);
+    const { chat, pool, changes, media } = running.app.services;
+    const feed = createFeedCache(pool, changes, { countsLagMs: 0, media });
+    const threads = createCommentsCache(pool, changes, media);
     const feedItems = z.array(z.object({ reactions: z.object({ mine: z.array(z.string()) }) }));
     const from = counter.statements.length;
     const answers = await Promise.all(

@@ -372,6 +372,13 @@ describe('what a push leaves behind', () => {
     expect(text).toMatch(/^push_queue_jobs\{queue="push-mobile",state="queued"\} \d+/m);
     expect(text).toMatch(/^push_provider_request_seconds_count\{provider="fcm"\} [1-9]/m);
     expect(text).toMatch(/^push_provider_request_seconds_count\{provider="telegram"\} [1-9]/m);
+    // Each request to a provider by endpoint template and the status it answered (the fakes' real ones).
+    const fcm = 'provider="fcm",method="POST",route="/v1/projects/\\{project\\}/messages:send"';
+    expect(text).toMatch(new RegExp(`^provider_requests_total\\{${fcm},status="200"\\} [1-9]`, 'm'));
+    expect(text).toMatch(new RegExp(`^provider_requests_total\\{${fcm},status="404"\\} [1-9]`, 'm'));
+    const telegram = 'provider="telegram",method="POST",route="sendMessage"';
+    expect(text).toMatch(new RegExp(`^provider_requests_total\\{${telegram},status="200"\\} [1-9]`, 'm'));
+    expect(text).toMatch(new RegExp(`^provider_requests_total\\{${telegram},status="403"\\} [1-9]`, 'm'));
   });
 
   it('no message text in logs, tables, queue rows or push records when previews are off', async () => {

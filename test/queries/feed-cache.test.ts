@@ -15,7 +15,7 @@ const post: SharedPost = {
       kind: 'image',
       contentType: 'image/png',
       size: 1234,
-      url: '/api/channel/x/posts/y/attachments/z',
+      storageKey: 'posts/y/z',
       width: 10,
       height: 20,
     },
@@ -27,10 +27,29 @@ const post: SharedPost = {
   commentsEnabled: true,
 };
 
+const link = (media: { postId: string; id: string; storageKey: string }) =>
+  `/files/posts/${media.postId}/${media.id}?t=signed-${media.storageKey}`;
+
 describe('a feed post serialised around the reader', () => {
   it.each([[[]], [['👍']], [['👍', '🔥']]])('is the post as seen by a reader with %j', (mine) => {
-    const { head, tail } = serialisedAround(post);
+    const { head, tail } = serialisedAround(post, link);
     const text = Buffer.concat([head, Buffer.from(JSON.stringify(mine)), tail]).toString('utf8');
-    expect(text).toBe(JSON.stringify(asSeenBy(post, mine)));
+    expect(text).toBe(JSON.stringify(asSeenBy(post, mine, link)));
+  });
+
+  it('puts the link of each attachment in place of where it is stored', () => {
+    const seen = asSeenBy(post, [], link);
+    expect(seen.attachments).toEqual([
+      {
+        id: '0195e7a4-0000-7000-8000-0000000000b1',
+        kind: 'image',
+        contentType: 'image/png',
+        size: 1234,
+        url: `/files/posts/${post.id}/0195e7a4-0000-7000-8000-0000000000b1?t=signed-posts/y/z`,
+        width: 10,
+        height: 20,
+      },
+    ]);
+    expect(JSON.stringify(seen)).not.toContain('storageKey');
   });
 });

@@ -78,8 +78,13 @@ export interface StartOptions {
   readonly storage?: ObjectStorage;
   /** Push settings: whether this replica works the queues, how fast crashed jobs come back. */
   readonly push?: Pick<PushOptions, 'runWorkers' | 'superviseIntervalSeconds' | 'retry'>;
-  /** Client, sandbox and inbox settings of the support chat (short waits in tests). */
-  readonly support?: Pick<SupportOptions, 'client' | 'sandbox' | 'runInbox'>;
+  /**
+   * Client, sandbox and inbox settings of the support chat (short waits in tests); `dataDir` keeps the
+   * sandbox's records in a file there, as `npm start` does under DATA_DIR (in memory without).
+   */
+  readonly support?: Pick<SupportOptions, 'client' | 'sandbox' | 'runInbox' | 'dataDir'>;
+  /** What media links are minted and checked by (milliseconds since the epoch); the real time by default. */
+  readonly clock?: () => number;
 }
 
 /** Production refuses to run without Intercom; tests of production behaviour get a token no call uses. */
@@ -137,6 +142,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     client: { maxWaitMs: 200, retryInitialDelayMs: 10, retryMaxDelayMs: 20, ...options.support?.client },
     sandbox: { webhookRetryDelayMs: 200, ...options.support?.sandbox },
     ...(options.support?.runInbox === undefined ? {} : { runInbox: options.support.runInbox }),
+    dataDir: options.support?.dataDir,
     dispatcher: push.dispatcher,
   });
   intercom.set(support.intercom);
@@ -154,6 +160,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     support,
     push,
     changes: eventSourcing.changes,
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   options.extend?.(app, { pool, eventSourcing });
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -169,7 +176,11 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     support,
     push,
     close: async () => {
-      await app.close();
+      // A response a test left unread keeps its connection busy, and app.close() would wait for it until
+      // the server's own timeouts (about 70 s). The test is over: every connection goes.
+      const closing = app.close();
+      app.server.closeAllConnections();
+      await closing;
       await support.close();
       await push.close();
       await eventSourcing.stop();

@@ -5,7 +5,11 @@ export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface Spawned {
   readonly child: ChildProcess;
+  /** stdout and stderr as they arrived, interleaved. */
   output(): string;
+  /** Each stream on its own. */
+  stdout(): string;
+  stderr(): string;
   /** Resolves with the exit code (or the signal's name) once the process has exited. */
   exited: Promise<number | string>;
   /** Resolves when the combined output matches `pattern`; rejects on exit or after `timeoutMs`. */
@@ -29,13 +33,16 @@ export function spawnService(
   });
   if (input !== undefined) child.stdin?.end(input);
   let text = '';
+  const streams = { stdout: '', stderr: '' };
   const listeners = new Set<() => void>();
-  const onData = (chunk: Buffer) => {
-    text += chunk.toString('utf8');
+  const onData = (from: keyof typeof streams) => (chunk: Buffer) => {
+    const arrived = chunk.toString('utf8');
+    text += arrived;
+    streams[from] += arrived;
     for (const l of listeners) l();
   };
-  child.stdout?.on('data', onData);
-  child.stderr?.on('data', onData);
+  child.stdout?.on('data', onData('stdout'));
+  child.stderr?.on('data', onData('stderr'));
   const exited = new Promise<number | string>((done) => {
     child.on('exit', (code, signal) => {
       done(code ?? signal ?? -1);
@@ -45,6 +52,8 @@ export function spawnService(
   return {
     child,
     output: () => text,
+    stdout: () => streams.stdout,
+    stderr: () => streams.stderr,
     exited,
     waitFor: (pattern, timeoutMs) =>
       new Promise((done, fail) => {

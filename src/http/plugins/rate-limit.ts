@@ -3,6 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { HttpProblem } from '../problem.ts';
 
+/** The refusal of the per-user API limit, told apart from a route's own 429 in `http_rate_limited_total`. */
+export class ApiRateLimitExceeded extends HttpProblem {}
+
 export interface ApiRateLimitOptions {
   readonly perMinute: number;
   readonly redis?: Redis | undefined;
@@ -37,7 +40,7 @@ export async function registerApiRateLimit(
       'x-ratelimit-reset': false,
     },
     errorResponseBuilder: (_request, context) =>
-      new HttpProblem(429, 'rate_limited', `Too many requests; retry after ${context.after}.`, {
+      new ApiRateLimitExceeded(429, 'rate_limited', `Too many requests; retry after ${context.after}.`, {
         'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),
       }),
   });

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findFile } from '../../files/file-records.ts';
 import { verifyFileLinkToken } from '../../files/signed-urls.ts';
-import { sendFile } from '../file-replies.ts';
+import { fileResponses, sendFile } from '../file-replies.ts';
 import { HttpProblem, problemSchema } from '../problem.ts';
 
 /**
@@ -18,16 +18,16 @@ export const publicFilesRoutes: FastifyPluginAsyncZod = async (app) => {
     '/files/:id',
     {
       schema: {
+        operationId: 'downloadSignedFile',
+        security: [],
         tags: ['files'],
         summary: 'Downloads a file through a signed, short-lived link (no session)',
         params: z.object({ id: z.string().max(64) }),
         querystring: z.object({ t: z.string().max(200).optional() }),
         headers: z.object({ range: z.string().max(200).optional() }),
         response: {
-          200: z.any().describe('The bytes'),
-          206: z.any().describe('The requested range'),
+          ...fileResponses,
           403: problemSchema,
-          416: problemSchema,
         },
       },
     },

@@ -23,7 +23,16 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
   const status = z.object({ status: z.string(), checks: z.record(z.string(), z.string()).optional() });
   app.get(
     '/health/live',
-    { logLevel, schema: { tags: ['operations'], summary: 'The process is up', response: { 200: status } } },
+    {
+      logLevel,
+      schema: {
+        operationId: 'checkLiveness',
+        security: [],
+        tags: ['operations'],
+        summary: 'The process is up',
+        response: { 200: status },
+      },
+    },
     () => ({ status: 'ok' }),
   );
   app.get(
@@ -31,6 +40,8 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       logLevel,
       schema: {
+        operationId: 'checkReadiness',
+        security: [],
         tags: ['operations'],
         summary: 'The database and the event store answer, and no projection has failed',
         response: { 200: status },

@@ -1,9 +1,11 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { withRequestId } from '../../lib/request-context.ts';
 import { createBudget } from './budget.ts';
 import { ProviderError, isProviderError } from './errors.ts';
 import { createSend, type IntercomRequest } from './http.ts';
+import type { ProviderCalls } from '../../lib/provider-calls.ts';
 import { type CallKind, createResilience } from './resilience.ts';
 import {
   adminSchema,
@@ -35,6 +37,8 @@ export interface IntercomClientOptions {
   readonly logger: Logger;
   /** Shares the call budget between replicas. */
   readonly redis?: Redis | undefined;
+  /** Counts each HTTP exchange (`provider_requests_total`). */
+  readonly calls?: ProviderCalls | undefined;
   /** Per attempt. Default 5 s. */
   readonly timeoutMs?: number;
   /** Calls per budget window across the app. Default 1,500, under Intercom's 1,666 per 10 s (10,000 a minute). */
@@ -117,13 +121,16 @@ export type IntercomClient = ReturnType<typeof createIntercomClient>;
 export function createIntercomClient(options: IntercomClientOptions) {
   if (options.accessToken.trim() === '') throw new Error('Intercom access token is empty');
   const settings = { ...INTERCOM_CLIENT_DEFAULTS, ...definedOnly(options) };
-  const logger = options.logger.child({ provider: 'intercom' });
+  // Lines of calls made while handling a request carry its `reqId`; the inbox, reconcile and processor
+  // workers' calls have none.
+  const logger = options.logger.child({ provider: 'intercom' }, { formatters: withRequestId });
   const send = createSend({
     baseUrl: options.baseUrl,
     accessToken: options.accessToken,
     logger,
     timeoutMs: settings.timeoutMs,
     rateLimitFallbackMs: settings.rateLimitFallbackMs,
+    calls: options.calls,
   });
   const resilience = createResilience({
     maxRetries: settings.maxRetries,

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { ProviderError, type ProviderErrorInit, type ProviderErrorKind } from './errors.ts';
+import type { ProviderCalls } from '../../lib/provider-calls.ts';
 
 export const INTERCOM_VERSION = '2.15';
 
@@ -21,6 +22,8 @@ export interface HttpOptions {
   readonly timeoutMs: number;
   /** The wait after a 429 that carries no usable `X-RateLimit-Reset`: one Intercom window. */
   readonly rateLimitFallbackMs: number;
+  /** Counts each exchange by route template and status (`provider_requests_total`). */
+  readonly calls?: ProviderCalls | undefined;
 }
 
 /** A reset further away than this is a clock problem, not a wait worth holding every call for. */
@@ -98,6 +101,8 @@ export function createSend(options: HttpOptions): Send {
     const elapsed = () => Math.round(performance.now() - started);
     const fail = (init: Omit<ProviderErrorInit, 'method' | 'route'>): ProviderError => {
       const error = new ProviderError({ ...init, method, route });
+      const outcome = init.status ?? (init.reason === 'timeout' ? 'timeout' : 'error');
+      options.calls?.record({ provider: 'intercom', method, route, status: outcome });
       const line = {
         method,
         route,
@@ -136,6 +141,7 @@ export function createSend(options: HttpOptions): Send {
     const headerRequestId = responseHeaders.get('x-request-id') ?? undefined;
     if (status >= 200 && status < 300) {
       if (!parsed.ok) throw fail({ kind: 'unavailable', reason: 'malformed_response', status });
+      options.calls?.record({ provider: 'intercom', method, route, status });
       log.debug(
         { method, route, status, durationMs: elapsed(), requestId: headerRequestId },
         'intercom call',

@@ -8,7 +8,9 @@ import { cert, deleteApp, initializeApp, type App, type Credential } from 'fireb
 import { getMessaging, type Message, type SendResponse } from 'firebase-admin/messaging';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { withRequestId } from '../../lib/request-context.ts';
 import { MOBILE_BATCH_LIMIT, type MobileMessage, type MobileSender, type SendOutcome } from './port.ts';
+import { noProviderCalls, type ProviderCalls, type ProviderCallStatus } from '../../lib/provider-calls.ts';
 
 export interface MobileSenderOptions {
   /** The Firebase service account JSON file (production credential and project id). */
@@ -18,7 +20,12 @@ export interface MobileSenderOptions {
   readonly logger: Logger;
   /** The firebase-admin app's name; a unique one is made when absent (many senders may share a process). */
   readonly appName?: string;
+  /** Counts each message's request to FCM (`provider_requests_total`). */
+  readonly calls?: ProviderCalls | undefined;
 }
+
+/** The FCM v1 endpoint every message goes to, as a template (`provider_requests_total`'s route). */
+const FCM_SEND_ROUTE = '/v1/projects/{project}/messages:send';
 
 // Sockets per sender: sendEach starts all its requests at once, so this caps the connections a batch
 // opens (the rest queue in the agent) while keep-alive reuses them across batches.
@@ -35,8 +42,9 @@ const SENT: SendOutcome = { outcome: 'sent' };
  * ignores `httpAgent`, so it neither reuses connections across batches nor can be pointed at a fake.
  */
 export function createMobileSender(options: MobileSenderOptions): MobileSender {
-  const logger = options.logger.child({ provider: 'fcm' });
+  const logger = options.logger.child({ provider: 'fcm' }, { formatters: withRequestId });
   const appSettings = appOptions(options);
+  const calls = options.calls ?? noProviderCalls;
   let app: App;
   try {
     app = initializeApp(appSettings, options.appName ?? `push-mobile-${randomUUID()}`);
@@ -62,7 +70,12 @@ export function createMobileSender(options: MobileSenderOptions): MobileSender {
       let responses: readonly SendResponse[];
       try {
         responses = (await messaging.sendEach(messages.map(toFcmMessage))).responses;
+        countCalls(
+          calls,
+          responses.map((r) => (r.success ? 200 : fcmCallStatus(r.error))),
+        );
       } catch (error) {
+        countCalls(calls, [fcmCallStatus(error)], messages.length);
         // Only a failure of the whole call lands here (per-message failures come back as responses):
         // nothing was sent, so every message is worth another try.
         const code = errorCode(error);
@@ -284,6 +297,29 @@ function errorCode(error: unknown): string {
     if (typeof code === 'string' && code !== '') return code;
   }
   return 'unknown-error';
+}
+
+/**
+ * How one message's request ended: FCM's HTTP status when it answered, else `timeout` or `error` (a
+ * network failure, or a credential that could not be fetched, so nothing reached FCM).
+ */
+export function fcmCallStatus(error: unknown): ProviderCallStatus {
+  const response = httpResponse.safeParse(
+    typeof error === 'object' && error !== null
+      ? (error as { httpResponse?: unknown }).httpResponse
+      : undefined,
+  );
+  if (response.success) return response.data.status;
+  return errorCode(error) === 'app/network-timeout' ? 'timeout' : 'error';
+}
+
+/** One count per status of a batch (each message is a request of its own). */
+function countCalls(calls: ProviderCalls, statuses: readonly ProviderCallStatus[], times = 1): void {
+  const counts = new Map<ProviderCallStatus, number>();
+  for (const status of statuses) counts.set(status, (counts.get(status) ?? 0) + times);
+  for (const [status, count] of counts) {
+    calls.record({ provider: 'fcm', method: 'POST', route: FCM_SEND_ROUTE, status, count });
+  }
 }
 
 /** One line per batch with counts and codes: never tokens, payloads or the errors themselves. */

@@ -2,7 +2,9 @@
 // retries here (the push queue retries); outcomes and logs carry codes, never a chat id or a text.
 import type { Logger } from 'pino';
 import { Telegram, TelegramError } from 'telegraf';
+import { withRequestId } from '../../lib/request-context.ts';
 import type { MessengerMessage, MessengerSender, SendOutcome } from './port.ts';
+import { noProviderCalls, type ProviderCalls, type ProviderCallStatus } from '../../lib/provider-calls.ts';
 
 export interface MessengerSenderOptions {
   /** The bot token. It is part of every request's path: never logged. */
@@ -12,6 +14,8 @@ export interface MessengerSenderOptions {
   readonly logger: Logger;
   /** How long one sendMessage may take before it counts as a network failure (telegraf's own is 500 s). */
   readonly timeoutMs?: number;
+  /** Counts each sendMessage (`provider_requests_total`). */
+  readonly calls?: ProviderCalls | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -21,12 +25,16 @@ type TelegrafSignal = NonNullable<Parameters<Telegram['callApi']>[2]>['signal'];
 const SENT: SendOutcome = { outcome: 'sent' };
 
 export function createMessengerSender(options: MessengerSenderOptions): MessengerSender {
-  const logger = options.logger.child({ provider: 'telegram' });
+  const logger = options.logger.child({ provider: 'telegram' }, { formatters: withRequestId });
   const telegram = new Telegram(
     options.token,
     options.apiRoot === undefined ? {} : { apiRoot: withTrailingSlash(options.apiRoot) },
   );
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const calls = options.calls ?? noProviderCalls;
+  const record = (status: ProviderCallStatus) => {
+    calls.record({ provider: 'telegram', method: 'POST', route: 'sendMessage', status });
+  };
 
   return {
     async send(message: MessengerMessage) {
@@ -47,8 +55,10 @@ export function createMessengerSender(options: MessengerSenderOptions): Messenge
           },
           { signal: AbortSignal.timeout(timeoutMs) as unknown as TelegrafSignal },
         );
+        record(200);
         return SENT;
       } catch (error) {
+        record(telegramCallStatus(error));
         const outcome = classifyTelegramError(error);
         logOutcome(logger, outcome, error);
         return outcome;
@@ -95,6 +105,13 @@ export function classifyTelegramError(error: unknown): SendOutcome {
   if (name === 'FetchError') return { outcome: 'retry', code: code ?? `fetch_${type ?? 'error'}` };
   if (code !== undefined && /^E[A-Z]+$/.test(code)) return { outcome: 'retry', code };
   return { outcome: 'failed', code: 'unknown_error' };
+}
+
+/** How one sendMessage ended: the Bot API's status when it answered, else `timeout` or `error`. */
+export function telegramCallStatus(error: unknown): ProviderCallStatus {
+  if (error instanceof TelegramError) return error.code;
+  const { name, type } = errorFields(error);
+  return name === 'AbortError' || type === 'request-timeout' ? 'timeout' : 'error';
 }
 
 function forbiddenCode(description: string): string {

@@ -195,7 +195,17 @@ describe('post media', () => {
     const feedPost = (await fetch(`${url()}/api/channel/${channelId}/posts/${post.id}`, {
       headers: client,
     }).then((r) => r.json())) as { attachments: { url: string; width?: number }[] };
-    expect(feedPost.attachments[0]).toMatchObject({ url: mediaUrl.replace(url(), ''), width: dims.width });
+    // The feed links the signed address, which needs no session (decision 033).
+    const signedPath = `/files/posts/${post.id}/${media?.id ?? ''}`;
+    expect(feedPost.attachments[0]).toMatchObject({
+      url: expect.stringMatching(new RegExp(`^${signedPath}\\?t=\\d+\\.[\\w-]{43}$`)) as string,
+      width: dims.width,
+    });
+    const signedUrl = `${url()}${feedPost.attachments[0]?.url ?? ''}`;
+    const signed = await fetch(signedUrl);
+    expect(signed.status).toBe(200);
+    expect(signed.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await signed.arrayBuffer()).equals(png)).toBe(true);
     const bytes = await fetch(mediaUrl, { headers: client });
     expect(bytes.status).toBe(200);
     expect(bytes.headers.get('content-type')).toBe('image/png');
@@ -204,6 +214,7 @@ describe('post media', () => {
     const removed = await call('DELETE', `/admin/posts/${post.id}/attachments/${media?.id ?? ''}`);
     expect((removed.body as WithMedia & { editedAt: string | null }).attachments).toEqual([]);
     expect((await fetch(mediaUrl, { headers: client })).status).toBe(404);
+    expect((await fetch(signedUrl)).status).toBe(403);
   });
 
   it('refuses what the upload checks refuse, and media for a deleted post, keeping nothing', async () => {

@@ -38,6 +38,7 @@ export const adminsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'admins.read' },
       schema: {
+        operationId: 'adminListAdmins',
         tags,
         security,
         summary: 'Every admin account, active or not, by email',
@@ -59,6 +60,7 @@ export const adminsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'admins.manage', audit: { action: 'admins.create', target: 'admin' } },
       schema: {
+        operationId: 'adminCreateAdmin',
         tags,
         security,
         summary: 'Creates an admin account; 409 when the email is taken',
@@ -80,6 +82,7 @@ export const adminsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'admins.manage', audit: { action: 'admins.update', target: 'admin' } },
       schema: {
+        operationId: 'adminUpdateAdmin',
         tags,
         security,
         summary: "Changes an admin's name or role; 409 when it would leave no active owner",
@@ -104,6 +107,7 @@ export const adminsRoutes: FastifyPluginAsyncZod = async (app) => {
       {
         config: { access: 'admins.manage', audit: { action: `admins.${verb}`, target: 'admin' } },
         schema: {
+          operationId: active ? 'adminActivateAdmin' : 'adminDeactivateAdmin',
           tags,
           security,
           summary: active
@@ -122,6 +126,7 @@ export const adminsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'admins.manage', audit: { action: 'admins.set_password', target: 'admin' } },
       schema: {
+        operationId: 'adminSetAdminPassword',
         tags,
         security,
         summary: "Sets an admin's password and ends every session of that admin",

@@ -78,6 +78,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'analytics.read' },
       schema: {
+        operationId: 'adminGetConversationAnalytics',
         tags,
         security,
         summary: 'Conversations closed in a period: how many, and the median and p90 of their durations',
@@ -111,6 +112,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'analytics.read' },
       schema: {
+        operationId: 'adminGetCsatAnalytics',
         tags,
         security,
         summary: 'CSAT ratings given in a period: how many and their average, overall and per day',

@@ -44,6 +44,7 @@ export const auditLogRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'audit.read' },
       schema: {
+        operationId: 'adminListAuditLog',
         tags: ['admin: audit'],
         security: adminSecurity,
         summary: 'The audit log, newest first: mutating admin requests and logins, whatever their outcome',

@@ -32,6 +32,8 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'public', audit: { action: 'auth.login', target: 'admin' } },
       schema: {
+        operationId: 'adminLogin',
+        security: [],
         tags,
         summary: 'Signs an admin in: a session token valid for ADMIN_SESSION_TTL_MINUTES',
         description:
@@ -74,6 +76,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'signed-in' },
       schema: {
+        operationId: 'adminGetMe',
         tags,
         security: adminSecurity,
         summary: 'The signed-in admin, with the permissions of its role',
@@ -88,6 +91,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'signed-in', audit: { action: 'auth.logout_all', target: 'admin' } },
       schema: {
+        operationId: 'adminLogoutEverywhere',
         tags,
         security: adminSecurity,
         summary: "Ends every session of the signed-in admin (this token's included)",

@@ -65,6 +65,7 @@ export const channelsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'signed-in' },
       schema: {
+        operationId: 'adminListChannels',
         tags,
         security,
         summary: 'Every channel with its settings (a short list: not paged)',
@@ -86,6 +87,7 @@ export const channelsRoutes: FastifyPluginAsyncZod = async (app) => {
         audit: { action: 'channels.create', target: 'channel' },
       },
       schema: {
+        operationId: 'adminCreateChannel',
         tags,
         security,
         summary: 'Creates a channel',
@@ -108,6 +110,7 @@ export const channelsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'channels.manage', audit: { action: 'channels.update', target: 'channel' } },
       schema: {
+        operationId: 'adminUpdateChannel',
         tags,
         security,
         summary: "Changes a channel's settings (title, description, avatar, reactions, comments)",

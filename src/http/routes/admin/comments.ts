@@ -46,6 +46,7 @@ export const adminCommentsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'comments.moderate' },
       schema: {
+        operationId: 'adminListChannelComments',
         tags,
         security,
         summary: "A channel's comments for moderators, newest first (every status unless filtered)",
@@ -80,15 +81,30 @@ export const adminCommentsRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   const moderation = [
-    { type: 'hide', method: 'POST', url: '/comments/:id/hide', reason: true, summary: 'Hides a comment' },
+    {
+      type: 'hide',
+      operationId: 'adminHideComment',
+      method: 'POST',
+      url: '/comments/:id/hide',
+      reason: true,
+      summary: 'Hides a comment',
+    },
     {
       type: 'unhide',
+      operationId: 'adminUnhideComment',
       method: 'POST',
       url: '/comments/:id/unhide',
       reason: false,
       summary: 'Shows a hidden comment',
     },
-    { type: 'delete', method: 'DELETE', url: '/comments/:id', reason: true, summary: 'Deletes a comment' },
+    {
+      type: 'delete',
+      operationId: 'adminDeleteComment',
+      method: 'DELETE',
+      url: '/comments/:id',
+      reason: true,
+      summary: 'Deletes a comment',
+    },
   ] as const;
   for (const spec of moderation) {
     app.route({
@@ -96,6 +112,7 @@ export const adminCommentsRoutes: FastifyPluginAsyncZod = async (app) => {
       url: spec.url,
       config: { access: 'comments.moderate', audit: { action: `comments.${spec.type}`, target: 'comment' } },
       schema: {
+        operationId: spec.operationId,
         tags,
         security,
         summary: `${spec.summary} (again: no change)`,
@@ -131,6 +148,7 @@ export const adminCommentsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'comments.moderate' },
       schema: {
+        operationId: 'adminListReports',
         tags,
         security,
         summary: 'The report queue, the longest waiting first',
@@ -167,6 +185,7 @@ export const adminCommentsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'comments.moderate', audit: { action: 'reports.resolve', target: 'report' } },
       schema: {
+        operationId: 'adminResolveReport',
         tags,
         security,
         summary:

@@ -49,6 +49,7 @@ export const adminComplaintsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'complaints.read' },
       schema: {
+        operationId: 'adminListComplaints',
         tags,
         security,
         summary: 'The complaints, newest first (every status unless filtered)',
@@ -83,6 +84,7 @@ export const adminComplaintsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'complaints.read' },
       schema: {
+        operationId: 'adminGetComplaint',
         tags,
         security,
         summary: 'One complaint: its text, reason, targets, attachments (signed links) and resolution',
@@ -102,6 +104,7 @@ export const adminComplaintsRoutes: FastifyPluginAsyncZod = async (app) => {
         audit: { action: 'complaints.resolve', target: 'complaint' },
       },
       schema: {
+        operationId: 'adminResolveComplaint',
         tags,
         security,
         summary: 'Resolves an open complaint, with a note for the team (resolved already: 409)',

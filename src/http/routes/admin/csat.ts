@@ -26,6 +26,7 @@ export const adminCsatRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'csat.read' },
       schema: {
+        operationId: 'adminListCsatRatings',
         tags: ['admin: csat'],
         security: adminSecurity,
         summary: 'CSAT ratings, newest first, with the count, average and distribution of the filter',

@@ -28,6 +28,7 @@ export const moderationHistoryRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'moderation.read' },
       schema: {
+        operationId: 'adminListModerationEvents',
         tags,
         security,
         summary: 'Moderation history, newest first (from the read model)',
@@ -66,6 +67,7 @@ export const moderationHistoryRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'moderation.read' },
       schema: {
+        operationId: 'adminReplayModeration',
         tags,
         security,
         summary:

@@ -41,6 +41,7 @@ export const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'comments.moderate' },
       schema: {
+        operationId: 'adminListBans',
         tags,
         security,
         summary: "The channel's bans that hold now",
@@ -59,6 +60,7 @@ export const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'comments.moderate', audit: { action: 'bans.create', target: 'channel' } },
       schema: {
+        operationId: 'adminBanUser',
         tags,
         security,
         summary: 'Bans a user from commenting in the channel, until a time or until lifted',
@@ -96,6 +98,7 @@ export const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'comments.moderate', audit: { action: 'bans.lift', target: 'channel' } },
       schema: {
+        operationId: 'adminLiftBan',
         tags,
         security,
         summary: "Lifts a user's ban early (no ban: no change)",
@@ -118,6 +121,7 @@ export const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'comments.moderate' },
       schema: {
+        operationId: 'adminListModerators',
         tags,
         security,
         summary: "The channel's comment moderators (user ids)",
@@ -146,6 +150,7 @@ export const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
       schema: {
+        operationId: type === 'assignModerator' ? 'adminAddModerator' : 'adminRemoveModerator',
         tags,
         security,
         summary:

@@ -64,6 +64,7 @@ export const noticesRoutes: FastifyPluginAsyncZod = async (app) => {
         audit: { action: 'notices.send', target: 'notice' },
       },
       schema: {
+        operationId: 'adminSendNotice',
         tags,
         security,
         summary: 'Sends a system notice as a push to some users, or to every user with a device',
@@ -93,6 +94,7 @@ export const noticesRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'notices.read' },
       schema: {
+        operationId: 'adminListNotices',
         tags,
         security,
         summary: 'The notices sent, newest first, each with its delivery progress',
@@ -122,6 +124,7 @@ export const noticesRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'notices.read' },
       schema: {
+        operationId: 'adminGetNotice',
         tags,
         security,
         summary: 'One notice and how far its delivery has got',

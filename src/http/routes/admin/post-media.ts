@@ -34,6 +34,7 @@ export function attachMediaRoute(app: AdminApp, postAfter: PostAfter): void {
         }),
       },
       schema: {
+        operationId: 'adminUploadPostAttachment',
         tags,
         security,
         summary: 'Adds media to a post (multipart field `file`: an image, an MP4, a PDF or a text file)',
@@ -60,6 +61,7 @@ export function detachMediaRoute(app: AdminApp, postAfter: PostAfter): void {
     {
       config: { access: 'posts.write', audit: { action: 'posts.detach', target: 'post' } },
       schema: {
+        operationId: 'adminRemovePostAttachment',
         tags,
         security,
         summary: 'Removes media from a post (its bytes stay, as the post history refers to them)',

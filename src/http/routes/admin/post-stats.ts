@@ -19,6 +19,7 @@ export function postStatsRoute(app: AdminApp): void {
     {
       config: { access: 'posts.write' },
       schema: {
+        operationId: 'adminGetPostStats',
         tags,
         security,
         summary: "A post's views and clicks per day (UTC), reactions by emoji and clicks by button",

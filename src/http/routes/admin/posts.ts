@@ -79,6 +79,7 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'posts.write' },
       schema: {
+        operationId: 'adminListPosts',
         tags,
         security,
         summary: "A channel's posts for the panel, newest first (every status but deleted unless asked for)",
@@ -110,6 +111,7 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'posts.write', idempotent: true, audit: { action: 'posts.draft', target: 'post' } },
       schema: {
+        operationId: 'adminCreatePost',
         tags,
         security,
         summary: 'Drafts a post in a channel',
@@ -141,7 +143,13 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
   const lifecycle = <Body extends z.ZodType>(
     method: 'post' | 'patch' | 'delete',
     path: string,
-    spec: { permission: 'posts.write' | 'posts.publish'; action: string; summary: string; body?: Body },
+    spec: {
+      operationId: string;
+      permission: 'posts.write' | 'posts.publish';
+      action: string;
+      summary: string;
+      body?: Body;
+    },
     commandOf: (body: z.infer<Body>) => PostCommand,
   ) => {
     app.route({
@@ -149,6 +157,7 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
       url: `/posts/:postId${path}`,
       config: { access: spec.permission, audit: { action: spec.action, target: 'post' } },
       schema: {
+        operationId: spec.operationId,
         tags,
         security,
         summary: spec.summary,
@@ -171,6 +180,7 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
     '',
     {
       permission: 'posts.write',
+      operationId: 'adminUpdatePost',
       action: 'posts.edit',
       summary: "Edits a post's text, buttons or comments switch",
       body: patchBody,
@@ -188,6 +198,7 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/schedule',
     {
       permission: 'posts.publish',
+      operationId: 'adminSchedulePost',
       action: 'posts.schedule',
       summary: 'Schedules a draft for publishAt',
       body: scheduleBody,
@@ -205,6 +216,7 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/unschedule',
     {
       permission: 'posts.publish',
+      operationId: 'adminUnschedulePost',
       action: 'posts.unschedule',
       summary: 'Turns a scheduled post back into a draft',
     },
@@ -215,6 +227,7 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/publish',
     {
       permission: 'posts.publish',
+      operationId: 'adminPublishPost',
       action: 'posts.publish',
       summary: 'Publishes a draft or scheduled post now',
       body: publishBody,
@@ -224,13 +237,23 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
   lifecycle(
     'post',
     '/hide',
-    { permission: 'posts.publish', action: 'posts.hide', summary: 'Hides a published post from clients' },
+    {
+      permission: 'posts.publish',
+      operationId: 'adminHidePost',
+      action: 'posts.hide',
+      summary: 'Hides a published post from clients',
+    },
     () => ({ type: 'hide', at: now() }),
   );
   lifecycle(
     'post',
     '/unhide',
-    { permission: 'posts.publish', action: 'posts.unhide', summary: 'Shows a hidden post again' },
+    {
+      permission: 'posts.publish',
+      operationId: 'adminUnhidePost',
+      action: 'posts.unhide',
+      summary: 'Shows a hidden post again',
+    },
     () => ({ type: 'unhide', at: now() }),
   );
   attachMediaRoute(app, postAfter);
@@ -240,7 +263,12 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
   lifecycle(
     'delete',
     '',
-    { permission: 'posts.publish', action: 'posts.delete', summary: 'Deletes a post (final)' },
+    {
+      permission: 'posts.publish',
+      operationId: 'adminDeletePost',
+      action: 'posts.delete',
+      summary: 'Deletes a post (final)',
+    },
     () => ({ type: 'delete', at: now() }),
   );
 };

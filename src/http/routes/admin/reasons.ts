@@ -56,6 +56,7 @@ export const reasonsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'reasons.read' },
       schema: {
+        operationId: 'adminListReasons',
         tags,
         security,
         summary: 'Every reason, active or not, by kind and order (a short list: not paged)',
@@ -73,6 +74,7 @@ export const reasonsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'reasons.manage', audit: { action: 'reasons.create', target: 'reason' } },
       schema: {
+        operationId: 'adminCreateReason',
         tags,
         security,
         summary: 'Adds a reason (after the last of its kind unless `order` says otherwise)',
@@ -92,6 +94,7 @@ export const reasonsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'reasons.manage', audit: { action: 'reasons.update', target: 'reason' } },
       schema: {
+        operationId: 'adminUpdateReason',
         tags,
         security,
         summary: "Changes a reason's title, order or active flag",
@@ -113,6 +116,7 @@ export const reasonsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'reasons.manage', audit: { action: 'reasons.delete', target: 'reason' } },
       schema: {
+        operationId: 'adminDeleteReason',
         tags,
         security,
         summary: 'Deletes a reason: clients no longer see it; what refers to it keeps its title',

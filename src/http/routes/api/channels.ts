@@ -15,6 +15,7 @@ export const channelsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/channels',
     {
       schema: {
+        operationId: 'listChannels',
         tags,
         security,
         summary: 'Every channel, with how many of its posts the caller has not read',

@@ -44,6 +44,7 @@ export const commentActionsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/channel/:id/posts/:postId/comments/:commentId',
     {
       schema: {
+        operationId: 'deleteComment',
         tags,
         security,
         summary: "Deletes the caller's own comment (again: no change)",
@@ -64,6 +65,7 @@ export const commentActionsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { idempotent: true },
       schema: {
+        operationId: 'reportComment',
         tags,
         security,
         summary: 'Reports a comment (one report per user and comment; again: no change)',
@@ -99,6 +101,7 @@ export const commentActionsRoutes: FastifyPluginAsyncZod = async (app) => {
       `/channel/:id/posts/:postId/comments/:commentId/${type}`,
       {
         schema: {
+          operationId: type === 'hide' ? 'hideComment' : 'unhideComment',
           tags,
           security,
           summary:

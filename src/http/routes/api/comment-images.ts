@@ -14,6 +14,7 @@ export const commentImagesRoutes: FastifyPluginAsyncZod = async (app) => {
     '/channel/:id/posts/:postId/comments/:commentId/image',
     {
       schema: {
+        operationId: 'downloadCommentImage',
         tags: ['comments'],
         security,
         summary: "A comment's picture (visible comments; hidden ones for moderators)",

@@ -29,8 +29,11 @@ const COMMENT_PROJECTIONS = ['comments'];
 
 /** A post's comment thread: polled by its readers, written to by them. */
 export const commentsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { pool, waiter, changes, config, commentPosting, uploadCaps } = app.services;
-  const cache = createCommentsCache(pool, changes);
+  const { pool, waiter, changes, config, commentPosting, uploadCaps, media } = app.services;
+  const cache = createCommentsCache(pool, changes, media);
+  /** Pictures linked for a period of media links (decision 033). */
+  const pictures = (period: number) => (comment: { readonly id: string; readonly storageKey: string }) =>
+    media.commentImage(period, comment);
   const readComment = commentBodyReader(config.COMMENT_MAX_LENGTH);
   await app.register(multipart, {
     // The image's own cap is enforced while its bytes stream (inspectUpload); this is a backstop.
@@ -47,6 +50,7 @@ export const commentsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/channel/:id/posts/:postId/comments',
     {
       schema: {
+        operationId: 'listComments',
         tags,
         security,
         summary: "Poll: a post's comments, as changes after a cursor",
@@ -80,7 +84,11 @@ export const commentsRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!answer) throw notFound('No such post.');
       const json = () =>
         JSON.stringify({
-          items: answer.items().map((item) => (isTombstone(item) ? item : commentView(item, userId))),
+          items: answer
+            .items()
+            .map((item) =>
+              isTombstone(item) ? item : commentView(item, userId, pictures(answer.linkPeriod)),
+            ),
           nextCursor: encodeCursor(String(answer.next)),
         });
       return replyToTaggedPoll(request, reply, { etag: answer.etag, json }, config.POLL_COMMENTS_MS);
@@ -107,6 +115,7 @@ export const commentsRoutes: FastifyPluginAsyncZod = async (app) => {
         }),
       },
       schema: {
+        operationId: 'createComment',
         tags,
         security,
         summary:
@@ -152,7 +161,7 @@ export const commentsRoutes: FastifyPluginAsyncZod = async (app) => {
       }
       // The author's next poll shows the comment.
       await waiter.waitFor(COMMENT_PROJECTIONS, outcome.position);
-      return reply.code(201).send(commentView(outcome.comment, userId));
+      return reply.code(201).send(commentView(outcome.comment, userId, pictures(media.period())));
     },
   );
 };

@@ -101,6 +101,7 @@ export const complaintsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { idempotent: true },
       schema: {
+        operationId: 'submitComplaint',
         tags,
         security,
         summary: 'Files a complaint, optionally about one of the caller’s conversations or tickets',
@@ -146,6 +147,7 @@ export const complaintsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/complaints',
     {
       schema: {
+        operationId: 'listComplaints',
         tags,
         security,
         summary: "Poll: the caller's own complaints, newest first (the latest 100)",

@@ -32,6 +32,7 @@ export const configRoutes: FastifyPluginAsyncZod = async (app) => {
     '/config',
     {
       schema: {
+        operationId: 'getConfig',
         tags: ['config'],
         security: [{ sessionJwt: [] }],
         summary: 'What the SDK needs to set itself up: active reasons, poll intervals, upload limits',

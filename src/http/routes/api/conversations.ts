@@ -42,6 +42,7 @@ export const conversationsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/conversations',
     {
       schema: {
+        operationId: 'listConversations',
         tags,
         security,
         summary: "Poll: the user's one continuous thread, every request oldest first",
@@ -64,6 +65,7 @@ export const conversationsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/conversations/:id',
     {
       schema: {
+        operationId: 'getConversation',
         tags,
         security,
         summary: 'Poll: one request with the messages its owner may see',
@@ -86,6 +88,7 @@ export const conversationsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { idempotent: true },
       schema: {
+        operationId: 'createConversation',
         tags,
         security,
         summary: 'Opens a support request, or replies in one (with conversationId)',
@@ -105,6 +108,7 @@ export const conversationsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/conversations/:id/read',
     {
       schema: {
+        operationId: 'markConversationRead',
         tags,
         security,
         summary: "Moves the user's read marker (to the newest message without lastReadMessageId)",
@@ -123,6 +127,7 @@ export const conversationsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/conversations/:id/close',
     {
       schema: {
+        operationId: 'closeConversation',
         tags,
         security,
         summary:

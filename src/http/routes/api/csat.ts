@@ -49,6 +49,7 @@ export const csatRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { idempotent: true },
       schema: {
+        operationId: 'submitCsatRating',
         tags: ['csat'],
         security: sessionSecurity,
         summary: 'Rates a closed conversation or a resolved ticket of the caller, 1 to 5 stars, once',

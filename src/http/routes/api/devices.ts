@@ -39,6 +39,7 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { idempotent: true },
       schema: {
+        operationId: 'registerDevice',
         tags,
         security,
         summary: "Registers the caller's device for pushes; the same (user, token) again changes nothing",
@@ -63,6 +64,7 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { idempotent: true },
       schema: {
+        operationId: 'unregisterDevice',
         tags,
         security,
         summary: "Unregisters one of the caller's devices (204 also when it is already gone)",

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { conversationFor } from '../../../chat/conversations.ts';
 import { ownedTicket } from '../../../chat/tickets.ts';
 import { ticketStateSchema } from '../../../chat/ticket-views.ts';
+import { contactOfUser } from '../../../chat/user-contacts.ts';
 import { invalidTransition, notFound } from '../../../lib/domain-error.ts';
 import { blockText, lineText } from '../../../lib/text-rules.ts';
 import { userOf } from '../../plugins/auth.ts';
@@ -40,7 +41,7 @@ const snoozeUntil = z.iso
  * Intercom (ENABLE_DEVTOOLS=1, never in production).
  */
 export const devtoolsOperatorRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { chat, support } = app.services;
+  const { chat, support, pool } = app.services;
   const { sandbox } = support;
   if (!sandbox) return;
   const { operator, state: records } = sandbox;
@@ -55,6 +56,7 @@ export const devtoolsOperatorRoutes: FastifyPluginAsyncZod = async (app) => {
     '/devtools/conversations/:id/close',
     {
       schema: {
+        operationId: 'devtoolsCloseConversation',
         tags,
         security,
         summary: 'A teammate closes the conversation, with an optional last message',
@@ -78,6 +80,7 @@ export const devtoolsOperatorRoutes: FastifyPluginAsyncZod = async (app) => {
     '/devtools/conversations/:id/snooze',
     {
       schema: {
+        operationId: 'devtoolsSnoozeConversation',
         tags,
         security,
         summary: 'A teammate snoozes the conversation until a time',
@@ -99,6 +102,7 @@ export const devtoolsOperatorRoutes: FastifyPluginAsyncZod = async (app) => {
     '/devtools/conversations/:id/reopen',
     {
       schema: {
+        operationId: 'devtoolsReopenConversation',
         tags,
         security,
         summary: 'A teammate reopens a closed conversation, or unsnoozes a snoozed one',
@@ -119,6 +123,7 @@ export const devtoolsOperatorRoutes: FastifyPluginAsyncZod = async (app) => {
     '/devtools/tickets',
     {
       schema: {
+        operationId: 'devtoolsCreateTicket',
         tags,
         security,
         summary: 'A teammate opens a ticket for the caller (submitted)',
@@ -146,6 +151,7 @@ export const devtoolsOperatorRoutes: FastifyPluginAsyncZod = async (app) => {
     '/devtools/tickets/:id/state',
     {
       schema: {
+        operationId: 'devtoolsSetTicketState',
         tags,
         security,
         summary: 'A teammate moves the ticket to a state; resolved pushes the CSAT prompt',
@@ -168,6 +174,76 @@ export const devtoolsOperatorRoutes: FastifyPluginAsyncZod = async (app) => {
           ? await operator.resolveTicket(id)
           : await operator.setTicketState(id, { state });
       return reply.code(202).send(operatorActionView(result));
+    },
+  );
+
+  app.post(
+    '/devtools/conversations/:id/note',
+    {
+      schema: {
+        operationId: 'devtoolsNoteConversation',
+        tags,
+        security,
+        summary: 'A teammate leaves an internal note on the conversation (the user never sees it)',
+        description:
+          `${description} The note comes as \`conversation.admin.noted\`: it refreshes the cached ` +
+          'conversation, and neither shows in the messages nor pushes.',
+        params,
+        body: z.strictObject({ text: blockText({ max: 10_000 }) }),
+        response: accepted(operatorActionSchema),
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      await ownConversation(userOf(request), id);
+      const result = await operator.note(id, { body: request.body.text });
+      return reply.code(202).send(operatorActionView(result));
+    },
+  );
+
+  app.post(
+    '/devtools/tickets/:id/reply',
+    {
+      schema: {
+        operationId: 'devtoolsReplyToTicket',
+        tags,
+        security,
+        summary: "A teammate replies on the caller's ticket; the reply pushes `ticket`",
+        description: `${description} The reply comes as \`ticket.admin.replied\`.`,
+        params,
+        body: z.strictObject({ text: blockText({ max: 10_000 }) }),
+        response: accepted(operatorActionSchema),
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      await ownedTicket(chat, userOf(request), id);
+      sandboxRecord(records.tickets.get(id), 'Ticket');
+      const result = await operator.replyToTicket(id, { body: request.body.text });
+      return reply.code(202).send(operatorActionView(result));
+    },
+  );
+
+  app.post(
+    '/devtools/archive-contact',
+    {
+      schema: {
+        operationId: 'devtoolsArchiveContact',
+        tags,
+        security,
+        summary: "A teammate archives the caller's contact; the next request of theirs unarchives it",
+        description:
+          "Sandbox only, on the caller's own contact (404 while they have none). No webhook: the sandbox " +
+          'sends none for it. Reads of an archived contact answer 404 at Intercom, and the service meets ' +
+          'that on its next write: creating the contact again answers 409 naming it, and it is unarchived.',
+        response: { 204: z.null().describe('Archived'), 401: problemSchema, 404: problemSchema },
+      },
+    },
+    async (request, reply) => {
+      const contactId = await contactOfUser(pool, userOf(request));
+      if (contactId === null || !records.contacts.has(contactId)) throw notFound('No support contact yet');
+      operator.archiveContact(contactId);
+      return reply.code(204).send(null);
     },
   );
 

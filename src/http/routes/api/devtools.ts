@@ -1,5 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import {
+  type FirstPasswordHandover,
+  handOverFirstPassword,
+  type SeededOwner,
+  seedOwnerAfterReset,
+} from '../../../auth/bootstrap.ts';
 import { conversationFor } from '../../../chat/conversations.ts';
 import { wipeContact } from '../../../chat/wipe-contact.ts';
 import { unregisterEveryDevice } from '../../../commands/devices.ts';
@@ -43,14 +49,35 @@ const pushSchema = z
   })
   .meta({ id: 'DevtoolsPush' });
 
+const resetAllSchema = z
+  .object({
+    tablesEmptied: z.number().int(),
+    owner: z
+      .object({
+        email: z.string(),
+        password: z
+          .enum(['in_file', 'ADMIN_BOOTSTRAP_PASSWORD', 'not_saved'])
+          .describe(
+            'where the password is: a generated one in `passwordFile` (never in this answer), the configured ' +
+              'ADMIN_BOOTSTRAP_PASSWORD, or nowhere (set one with `npm run cli -- admins set-password`)',
+          ),
+        passwordFile: z.string().optional().describe('mode 0600, under DATA_DIR; delete it once used'),
+        login: z.string().describe('how to sign in, in words'),
+      })
+      .nullable()
+      .describe('the owner made after the reset; null when an admin appeared in between'),
+  })
+  .meta({ id: 'DevtoolsResetAll' });
+
 /** Mounted only when ENABLE_DEVTOOLS=1 outside production (see http/routes/api/index.ts). */
 export const devtoolsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { pool, store, waiter, support, config, chat } = app.services;
+  const { pool, store, waiter, support, config, chat, logger } = app.services;
   const devices = { store, devicesOf: (userId: string) => devicesOfUser(pool, userId) };
   app.post(
     '/devtools/wipe-contact',
     {
       schema: {
+        operationId: 'devtoolsWipeContact',
         tags: ['devtools'],
         security: [{ sessionJwt: [] }],
         summary:
@@ -76,6 +103,7 @@ export const devtoolsRoutes: FastifyPluginAsyncZod = async (app) => {
       '/devtools/operator-reply',
       {
         schema: {
+          operationId: 'devtoolsOperatorReply',
           tags: ['devtools'],
           security: [{ sessionJwt: [] }],
           summary: 'Sandbox only: a teammate replies; the reply arrives through a signed webhook',
@@ -104,6 +132,7 @@ export const devtoolsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/devtools/pushes',
     {
       schema: {
+        operationId: 'devtoolsListPushes',
         tags: ['devtools'],
         security: [{ sessionJwt: [] }],
         summary: 'The pushes the service sent or would have sent, newest first (ids only, never content)',
@@ -145,10 +174,13 @@ export const devtoolsRoutes: FastifyPluginAsyncZod = async (app) => {
       '/devtools/reset-all',
       {
         schema: {
+          operationId: 'devtoolsResetAll',
           tags: ['devtools'],
           security: [{ sessionJwt: [] }],
-          summary: 'Empties every table of the service (needs ENABLE_DEVTOOLS_RESET_ALL=1)',
-          response: { 204: z.null().describe('Emptied'), 401: problemSchema },
+          summary:
+            'Empties every table of the service, then makes the owner again and says how to sign in ' +
+            '(needs ENABLE_DEVTOOLS_RESET_ALL=1)',
+          response: { 200: resetAllSchema, 401: problemSchema },
         },
       },
       async (request, reply) => {
@@ -157,8 +189,49 @@ export const devtoolsRoutes: FastifyPluginAsyncZod = async (app) => {
           { tables: tables.length, userId: request.userId },
           'devtools reset-all emptied every table',
         );
-        return reply.code(204).send(null);
+        // The generated password goes to a file only this user can read, as on a first start without a
+        // terminal: any session token may call this route, and an owner's password is not for it.
+        const seeded = await seedOwnerAfterReset(pool, config, logger);
+        const handover = await handOverFirstPassword(seeded, {
+          dataDir: config.DATA_DIR,
+          interactive: false,
+          logger,
+        });
+        return reply
+          .code(200)
+          .send({ tablesEmptied: tables.length, owner: ownerAfterReset(seeded, handover) });
       },
     );
   }
 };
+
+/** Where the owner made after a reset finds their password, and the login call. */
+function ownerAfterReset(
+  seeded: SeededOwner | null,
+  handover: FirstPasswordHandover | null,
+): z.infer<typeof resetAllSchema>['owner'] {
+  if (seeded === null) return null;
+  const { email } = seeded;
+  const login = (password: string) =>
+    `POST /admin/auth/login with {"email":"${email}","password":…}: ${password}`;
+  if (handover === null) {
+    return {
+      email,
+      password: 'ADMIN_BOOTSTRAP_PASSWORD',
+      login: login('the configured ADMIN_BOOTSTRAP_PASSWORD'),
+    };
+  }
+  if (handover.to === 'file') {
+    return {
+      email,
+      password: 'in_file',
+      passwordFile: handover.file,
+      login: login(`the password is in ${handover.file} (delete it once used)`),
+    };
+  }
+  return {
+    email,
+    password: 'not_saved',
+    login: login(`set a password first with npm run cli -- admins set-password --email ${email}`),
+  };
+}

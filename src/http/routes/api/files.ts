@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findFile } from '../../../files/file-records.ts';
 import { storeChatAttachment } from '../../../files/chat-attachments.ts';
-import { sendFile } from '../../file-replies.ts';
+import { fileResponses, sendFile } from '../../file-replies.ts';
 import { documentMultipart } from '../../multipart-docs.ts';
 import { theFilePart } from '../../multipart-form.ts';
 import { userOf } from '../../plugins/auth.ts';
@@ -33,6 +33,7 @@ export const filesRoutes: FastifyPluginAsyncZod = async (app) => {
         }),
       },
       schema: {
+        operationId: 'uploadFile',
         tags,
         security,
         summary: 'Uploads a file (multipart/form-data, field `file`): its type is read from its bytes',
@@ -75,16 +76,15 @@ export const filesRoutes: FastifyPluginAsyncZod = async (app) => {
     '/files/:id',
     {
       schema: {
+        operationId: 'downloadFile',
         tags,
         security,
         summary: "Downloads one of the caller's files (Range requests answer 206)",
         params: z.object({ id: z.uuid() }),
         headers: z.object({ range: z.string().max(200).optional() }),
         response: {
-          200: z.any().describe('The bytes'),
-          206: z.any().describe('The requested range'),
+          ...fileResponses,
           ...{ 400: problemSchema, 401: problemSchema, 403: problemSchema, 404: problemSchema },
-          416: problemSchema,
         },
       },
     },

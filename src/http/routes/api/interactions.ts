@@ -26,6 +26,7 @@ export const interactionsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { idempotent: true },
       schema: {
+        operationId: 'recordPostViews',
         tags,
         security,
         summary: 'Records that the caller saw these posts; one view per (user, post) is counted',
@@ -49,6 +50,7 @@ export const interactionsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/channel/:id/posts/:postId/buttons/:buttonId/click',
     {
       schema: {
+        operationId: 'clickPostButton',
         tags,
         security,
         summary: "Records a click on a post's button and answers where it leads",
@@ -71,6 +73,7 @@ export const interactionsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { idempotent: true },
       schema: {
+        operationId: 'markChannelRead',
         tags,
         security,
         summary: "Moves the caller's read marker in a channel (never backwards)",

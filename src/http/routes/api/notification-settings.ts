@@ -26,6 +26,7 @@ export const notificationSettingsRoutes: FastifyPluginAsyncZod = async (app) => 
     '/settings/notifications',
     {
       schema: {
+        operationId: 'getNotificationSettings',
         tags,
         security,
         summary: "The caller's notification preferences (all on by default)",
@@ -38,6 +39,7 @@ export const notificationSettingsRoutes: FastifyPluginAsyncZod = async (app) => 
     '/settings/notifications',
     {
       schema: {
+        operationId: 'updateNotificationSettings',
         tags,
         security,
         summary: 'Updates any subset of the notification preferences',

@@ -15,6 +15,7 @@ export const postMediaRoutes: FastifyPluginAsyncZod = async (app) => {
     '/channel/:id/posts/:postId/attachments/:attachmentId',
     {
       schema: {
+        operationId: 'downloadPostAttachment',
         tags,
         security,
         summary: "A published post's media (Range requests answer 206)",

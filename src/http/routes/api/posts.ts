@@ -24,14 +24,15 @@ const ITEMS = Buffer.from('{"items":');
 
 /** A channel's feed and its posts, as clients poll them. */
 export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { pool, changes, config } = app.services;
+  const { pool, changes, config, media } = app.services;
   const feedPollMs = config.POLL_FEED_MS;
-  const feed = createFeedCache(pool, changes, { countsLagMs: config.FEED_COUNTS_LAG_MS });
+  const feed = createFeedCache(pool, changes, { countsLagMs: config.FEED_COUNTS_LAG_MS, media });
 
   app.get(
     '/channel/:id/posts',
     {
       schema: {
+        operationId: 'listPosts',
         tags,
         security,
         summary: "Poll: a channel's published posts, newest first",
@@ -65,6 +66,7 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/channel/:id/posts/:postId',
     {
       schema: {
+        operationId: 'getPost',
         tags,
         security,
         summary: 'Poll: one published post',

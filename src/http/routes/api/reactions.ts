@@ -25,6 +25,7 @@ export const reactionsRoutes: FastifyPluginAsyncZod = async (app) => {
       method,
       url: '/channel/:id/posts/:postId/reactions/:emoji',
       schema: {
+        operationId: type === 'add' ? 'addReaction' : 'removeReaction',
         tags,
         security,
         summary:

@@ -21,6 +21,7 @@ export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/tickets',
     {
       schema: {
+        operationId: 'listTickets',
         tags,
         security,
         summary: "Poll: the user's tickets, oldest first",
@@ -42,6 +43,7 @@ export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/tickets/:id',
     {
       schema: {
+        operationId: 'getTicket',
         tags,
         security,
         summary: 'Poll: one ticket with the parts its owner may see (looking at it marks it read)',

@@ -12,6 +12,7 @@ export const unreadRoutes: FastifyPluginAsyncZod = async (app) => {
     '/unread',
     {
       schema: {
+        operationId: 'getUnreadCounts',
         tags: ['support', 'channel'],
         security: [{ sessionJwt: [] }],
         summary: 'Poll: unread badges of the support chat, the tickets and every channel',

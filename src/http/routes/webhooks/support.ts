@@ -66,6 +66,8 @@ export const supportWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       bodyLimit: BODY_LIMIT_BYTES,
       schema: {
+        operationId: 'receiveSupportWebhook',
+        security: [{ supportSignature: [] }],
         tags: ['webhooks'],
         summary: "Intercom's notification_event webhook",
         description,

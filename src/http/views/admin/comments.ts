@@ -49,7 +49,16 @@ export function adminCommentView(row: CommentRow & { readonly openReports: numbe
     postId: row.postId,
     author: { userId: row.authorId, isModerator: row.authorIsModerator },
     text: row.text,
-    ...(row.image ? { image: row.image } : {}),
+    // What the picture is, not where it is stored.
+    ...(row.image
+      ? {
+          image: {
+            contentType: row.image.contentType,
+            ...(row.image.width === undefined ? {} : { width: row.image.width }),
+            ...(row.image.height === undefined ? {} : { height: row.image.height }),
+          },
+        }
+      : {}),
     status: row.status,
     openReports: row.openReports,
     createdAt: row.createdAt,

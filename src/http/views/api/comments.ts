@@ -26,9 +26,12 @@ export type CommentViewSource = Pick<
   'id' | 'postId' | 'channelId' | 'authorId' | 'authorIsModerator' | 'text' | 'image' | 'createdAt' | 'status'
 >;
 
+/** The link a client loads a comment's picture from, with no session (signed: decision 033). */
+export type CommentImageUrl = (comment: { readonly id: string; readonly storageKey: string }) => string;
+
 /** A comment as API.md gives it to one reader. */
-export function commentView(row: CommentViewSource, readerId: string) {
-  const { id, postId, channelId, image } = row;
+export function commentView(row: CommentViewSource, readerId: string, imageUrl: CommentImageUrl) {
+  const { id, postId, image } = row;
   return {
     id,
     postId,
@@ -37,7 +40,7 @@ export function commentView(row: CommentViewSource, readerId: string) {
     ...(image
       ? {
           image: {
-            url: `/api/channel/${channelId}/posts/${postId}/comments/${id}/image`,
+            url: imageUrl({ id, storageKey: image.storageKey }),
             ...(image.width === undefined ? {} : { width: image.width }),
             ...(image.height === undefined ? {} : { height: image.height }),
           },

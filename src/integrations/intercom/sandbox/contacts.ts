@@ -47,6 +47,7 @@ export function createContact(state: SandboxState, input: NewContact): Contact {
     searchableFrom: state.now() + state.searchLagMs,
   };
   state.contacts.set(contact.id, contact);
+  state.changed();
   return contact;
 }
 
@@ -74,6 +75,7 @@ export function setArchived(state: SandboxState, id: string, archived: boolean):
   if (!contact) throw notFound('User Not Found');
   contact.archived = archived;
   contact.updatedAt = seconds(state);
+  state.changed();
   return contact;
 }
 
@@ -81,6 +83,7 @@ export function deleteContact(state: SandboxState, id: string): Contact {
   const contact = state.contacts.get(id);
   if (!contact) throw notFound('User Not Found');
   state.contacts.delete(id);
+  state.changed();
   return contact;
 }
 
@@ -96,6 +99,7 @@ export function createTag(state: SandboxState, name: string): Tag {
   if (existing) return existing;
   const tag: Tag = { id: state.nextId(), name };
   state.tags.set(tag.id, tag);
+  state.changed();
   return tag;
 }
 
@@ -120,6 +124,7 @@ export function applyTag(
   if (existing) return existing;
   const applied: AppliedTag = { tagId, appliedAt: seconds(state), appliedBy: { type: 'admin', id: adminId } };
   tags.push(applied);
+  state.changed();
   return applied;
 }
 
@@ -135,6 +140,7 @@ export function addContactNote(state: SandboxState, contactId: string, body: str
   };
   state.notes.set(note.id, note);
   contact.noteIds.push(note.id);
+  state.changed();
   return note;
 }
 

@@ -86,6 +86,7 @@ export function createConversation(
     parts: [],
   };
   state.conversations.set(conversation.id, conversation);
+  state.changed();
   return { conversation, messageId };
 }
 
@@ -101,6 +102,7 @@ function append(
   conversation.updatedAt = now;
   const added: Part = { ...part, id: state.nextId(), createdAt: now, state: next };
   conversation.parts.push(added);
+  state.changed();
   return added;
 }
 
@@ -168,12 +170,14 @@ export function changeState(
   const body = change.to === 'closed' && change.body ? textToHtml(change.body) : null;
   const part = append(state, conversation, { partType, body, author, attachments: [] }, change.to);
   if (change.to === 'snoozed') conversation.snoozedUntil = change.until;
+  state.changed();
   return part;
 }
 
 export function markRead(state: SandboxState, conversationId: string, read: boolean): Conversation {
   const conversation = requireConversation(state, conversationId);
   conversation.read = read;
+  state.changed();
   return conversation;
 }
 

@@ -7,6 +7,7 @@ import { createFaults } from './faults.ts';
 import { installGate, type RateLimit, type SandboxCall } from './gate.ts';
 import { createOperator, type SandboxOperator } from './operator.ts';
 import { OPERATOR_PREFIX, operatorRoutes } from './operator-routes.ts';
+import { loadRecords, recordsFile, type PersistenceLogger } from './persistence.ts';
 import { createState, type SandboxState } from './state.ts';
 import { ticketsRoutes } from './ticket-routes.ts';
 import { createWebhooks } from './webhooks.ts';
@@ -37,6 +38,15 @@ export interface IntercomSandboxOptions {
   readonly webhookTimeoutMs?: number;
   /** Milliseconds since the epoch; tests may move time. */
   readonly now?: () => number;
+  /**
+   * A file to keep the records in (contacts, conversations, tickets, tags, notes, the id counters): loaded
+   * at start, saved as they change and on close. Without it the records live in memory only.
+   */
+  readonly recordsFile?: string | undefined;
+  /** The longest a change waits to be saved to `recordsFile` (default 250 ms). */
+  readonly saveDelayMs?: number;
+  /** Where the sandbox reports on its file (a corrupt one moved aside, a failed save); silent without. */
+  readonly logger?: PersistenceLogger | undefined;
 }
 
 export interface IntercomSandbox {
@@ -51,6 +61,8 @@ export interface IntercomSandbox {
   readonly calls: readonly SandboxCall[];
   /** Where webhooks go from now on: a service starting the sandbox learns its own address last. */
   deliverWebhooksTo(url: string | undefined): void;
+  /** Saves the records to `recordsFile` now (a no-op without one); close does it too. */
+  saveRecords(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -64,7 +76,8 @@ export interface IntercomSandbox {
  * tag); tickets (get, search, note, tag);
  * `POST /tags`. Every call is checked as Intercom checks it: Bearer token (401), `Accept: application/json`
  * (406), `Intercom-Version: 2.15` (400), rate limit (429 with X-RateLimit-* and no Retry-After); errors
- * are Intercom's `error.list`. State is in memory and dies with the server.
+ * are Intercom's `error.list`. State is in memory and dies with the server, unless `recordsFile` names a
+ * file to keep it in (persistence.ts; `npm start` keeps it under DATA_DIR).
  *
  * Operator side (in process on `operator`, over HTTP under `/_sandbox/operator`): what a teammate does in
  * the inbox (reply, note, close, snooze, open; create, move, resolve and answer tickets), each followed by
@@ -76,7 +89,19 @@ export interface IntercomSandbox {
 export async function startIntercomSandbox(options: IntercomSandboxOptions): Promise<IntercomSandbox> {
   const now = options.now ?? Date.now;
   const appIdCode = options.appIdCode ?? 'sandbox_app';
-  const state = createState({ appIdCode, searchLagMs: options.searchLagMs ?? 0, now });
+  const logger = options.logger ?? SILENT;
+  const file = options.recordsFile
+    ? recordsFile({ file: options.recordsFile, delayMs: options.saveDelayMs ?? 250, logger })
+    : null;
+  const records = options.recordsFile ? await loadRecords(options.recordsFile, logger) : null;
+  const state = createState({
+    appIdCode,
+    searchLagMs: options.searchLagMs ?? 0,
+    now,
+    records: records ?? undefined,
+    onChange: file?.changed,
+  });
+  file?.bind(state);
   const webhooks = createWebhooks({
     url: options.webhookUrl,
     clientSecret: options.clientSecret,
@@ -126,12 +151,16 @@ export async function startIntercomSandbox(options: IntercomSandboxOptions): Pro
     deliverWebhooksTo(target) {
       webhooks.deliverTo(target);
     },
+    saveRecords: () => file?.flush() ?? Promise.resolve(),
     async close() {
       webhooks.close();
       await app.close();
+      await file?.close();
     },
   };
 }
+
+const SILENT: PersistenceLogger = { info: () => undefined, warn: () => undefined };
 
 const DEFAULT_RATE_LIMIT: RateLimit = { perWindow: 1666, windowSeconds: 10 };
 

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 
-/** Everything the sandbox remembers, in memory; times are unix seconds, as Intercom sends them. */
+/**
+ * Everything the sandbox remembers, in memory (and, when given a file, kept there too: persistence.ts);
+ * times are unix seconds, as Intercom sends them. Every function that changes a record calls `changed()`.
+ */
 export interface SandboxState {
   readonly appIdCode: string;
   /** The admin the access token belongs to (`GET /me`). */
@@ -20,6 +23,25 @@ export interface SandboxState {
   /** Numeric string ids, increasing, shared by every kind of record but contacts. */
   readonly nextId: () => string;
   readonly nextTicketNumber: () => string;
+  /** The last id and ticket number handed out, so that a restarted sandbox continues after them. */
+  readonly counters: () => Counters;
+  /** Says a record changed: a sandbox kept in a file saves it soon after. */
+  readonly changed: () => void;
+}
+
+export interface Counters {
+  readonly lastId: number;
+  readonly lastTicketNumber: number;
+}
+
+/** The records a sandbox starts from: a saved sandbox's (persistence.ts), or none. */
+export interface Records {
+  readonly counters: Counters;
+  readonly contacts: readonly Contact[];
+  readonly conversations: readonly Conversation[];
+  readonly tickets: readonly Ticket[];
+  readonly tags: readonly Tag[];
+  readonly notes: readonly Note[];
 }
 
 export interface Admin {
@@ -139,11 +161,17 @@ export interface StateOptions {
   readonly appIdCode: string;
   readonly searchLagMs: number;
   readonly now: () => number;
+  /** The records to start with (none by default). */
+  readonly records?: Records | undefined;
+  readonly onChange?: (() => void) | undefined;
 }
 
-export function createState({ appIdCode, searchLagMs, now }: StateOptions): SandboxState {
-  let lastId = 1000;
-  let lastTicketNumber = 0;
+const byId = <T extends { readonly id: string }>(records: readonly T[] = []): Map<string, T> =>
+  new Map(records.map((record) => [record.id, record]));
+
+export function createState({ appIdCode, searchLagMs, now, records, onChange }: StateOptions): SandboxState {
+  let lastId = records?.counters.lastId ?? 1000;
+  let lastTicketNumber = records?.counters.lastTicketNumber ?? 0;
   const me: Admin = { id: '991267001', name: 'Sandbox API', email: 'api@sandbox.invalid' };
   const operator: Admin = { id: '991267002', name: 'Sandbox Operator', email: 'operator@sandbox.invalid' };
   return {
@@ -151,15 +179,17 @@ export function createState({ appIdCode, searchLagMs, now }: StateOptions): Sand
     me,
     operator,
     admins: new Map([me, operator].map((admin) => [admin.id, admin])),
-    contacts: new Map(),
-    conversations: new Map(),
-    tickets: new Map(),
-    tags: new Map(),
-    notes: new Map(),
+    contacts: byId(records?.contacts),
+    conversations: byId(records?.conversations),
+    tickets: byId(records?.tickets),
+    tags: byId(records?.tags),
+    notes: byId(records?.notes),
     searchLagMs,
     now,
     nextId: () => String(++lastId),
     nextTicketNumber: () => String(++lastTicketNumber),
+    counters: () => ({ lastId, lastTicketNumber }),
+    changed: onChange ?? (() => undefined),
   };
 }
 

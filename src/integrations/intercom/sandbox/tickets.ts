@@ -24,6 +24,7 @@ function append(state: SandboxState, ticket: Ticket, part: Omit<TicketPart, 'id'
   const added: TicketPart = { ...part, id: state.nextId(), createdAt: now };
   ticket.parts.push(added);
   ticket.updatedAt = now;
+  state.changed();
   return added;
 }
 

@@ -1,0 +1,148 @@
+import { problemDescription } from './problem-codes.ts';
+import {
+  type Document,
+  type Header,
+  type Operation,
+  operations,
+  type Reference,
+  type Response,
+} from './types.ts';
+
+/**
+ * What every response of a kind carries, declared once here from the conventions the plugins and
+ * `poll.ts` apply to every route, so the document cannot say one thing per route and the code another:
+ * errors are problem+json, polls carry their tag and pace, support polls their staleness, files their
+ * ranges, 429 and 503 their wait, and every answer its request id.
+ */
+
+const text = { type: 'string' };
+const seconds = { type: 'integer', minimum: 0 };
+
+const header = (description: string, schema: Record<string, unknown> = text, required = false): Header => ({
+  description,
+  ...(required ? { required } : {}),
+  schema,
+});
+
+const requestId: Reference = { $ref: '#/components/headers/X-Request-Id' };
+
+export const sharedHeaders: Record<string, Header> = {
+  'X-Request-Id': header(
+    "The request's id: the caller's own when it sent a well-formed one, generated otherwise. Quote it when reporting a problem.",
+    text,
+    true,
+  ),
+};
+
+const pollHeaders = {
+  ETag: header(
+    'The version of this answer; send it back as If-None-Match to get 304 while nothing changed.',
+    text,
+    true,
+  ),
+  'X-Poll-Interval': header(
+    'Milliseconds to wait before the next poll; it grows while the service is overloaded.',
+    { type: 'integer', minimum: 1 },
+    true,
+  ),
+};
+
+const staleHeaders = {
+  'X-Provider-Stale': header(
+    'Present while the support provider is unreachable: the answer is the last good copy.',
+    { type: 'string', enum: ['true'] },
+  ),
+  Age: header('With X-Provider-Stale: seconds since the provider gave that copy.', seconds),
+};
+
+const retryAfter = (when: string, required: boolean) =>
+  header(`Seconds to wait before retrying${when}.`, seconds, required);
+
+const rateLimitHeaders = {
+  'X-RateLimit-Limit': header('When the request rate limit refused: requests allowed per window.', seconds),
+  'X-RateLimit-Remaining': header(
+    'When the request rate limit refused: requests left in the window.',
+    seconds,
+  ),
+  'X-RateLimit-Reset': header(
+    'When the request rate limit refused: seconds until the window resets.',
+    seconds,
+  ),
+};
+
+const fileHeaders = {
+  'Content-Disposition': header('`attachment` or `inline`, with the file name.', text, true),
+  'Content-Length': header('Bytes in this answer.', seconds, true),
+  'Accept-Ranges': header('`bytes`: single-range requests are answered with 206.', text, true),
+  'Cache-Control': header('How long the bytes may be kept, and by whom.', text, true),
+  'X-Content-Type-Options': header('`nosniff`: the declared type is the detected one.', text, true),
+};
+
+const binary = { '*/*': { schema: { type: 'string', format: 'binary' } } };
+
+const isBinary = (response: Response) =>
+  Object.values(response.content ?? {}).some((media) => media.schema?.['format'] === 'binary');
+
+const isIdempotent = (operation: Operation) =>
+  (operation.parameters ?? []).some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
+
+// What the type provider writes when a route gives no description of its own.
+const placeholder = 'Default Response';
+const successes: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted: the rest happens in the background',
+  204: 'Done; no content',
+  206: 'Part of the content',
+  304: 'Not modified since the ETag in If-None-Match; no body',
+};
+
+function describe(operation: Operation): void {
+  const responses = operation.responses ?? {};
+  const poll = '304' in responses;
+  const providerPoll = poll && '503' in responses;
+  const idempotent = isIdempotent(operation);
+  for (const [code, response] of Object.entries(responses)) {
+    const status = Number(code);
+    const headers: Record<string, Header | Reference> = { 'X-Request-Id': requestId };
+    if (response.description === placeholder) response.description = successes[status] ?? placeholder;
+    if (status >= 400) {
+      response.description = problemDescription(status);
+      response.content = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
+      if (status === 429) Object.assign(headers, { 'Retry-After': retryAfter('', true) }, rateLimitHeaders);
+      if (status === 503) headers['Retry-After'] = retryAfter('', true);
+      if (status === 409 && idempotent) {
+        headers['Retry-After'] = retryAfter(
+          ', when a request with this Idempotency-Key is still in progress',
+          false,
+        );
+      }
+      if (status === 416)
+        headers['Content-Range'] = header('`bytes */<size>`: the size of the file.', text, true);
+    } else if (status === 304) {
+      Object.assign(headers, pollHeaders, providerPoll ? staleHeaders : {});
+    } else if (isBinary(response)) {
+      response.content = binary;
+      Object.assign(headers, fileHeaders);
+      if (status === 206) headers['Content-Range'] = header('`bytes <first>-<last>/<size>`.', text, true);
+    } else if (status >= 200 && status < 300) {
+      if (poll && status === 200) Object.assign(headers, pollHeaders, providerPoll ? staleHeaders : {});
+      if (idempotent) {
+        headers['Idempotent-Replayed'] = header(
+          '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.',
+          { type: 'string', enum: ['true'] },
+        );
+      }
+    }
+    response.headers = { ...response.headers, ...headers };
+  }
+}
+
+/** Declares the conventional headers and the problem media type on every operation, in place. */
+export function describeResponses(document: Document): void {
+  for (const { operation } of operations(document)) describe(operation);
+  document.components = {
+    ...document.components,
+    headers: { ...document.components?.headers, ...sharedHeaders },
+  };
+}
