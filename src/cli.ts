@@ -8,6 +8,7 @@ import {
   pushFakesUsage,
 } from './cli/usage.ts';
 import { loadConfig } from './config.ts';
+import { pino } from 'pino';
 import { createLogger } from './http/logger.ts';
 import { printable, printableLines } from './lib/printable.ts';
 import { version } from './lib/version.ts';
@@ -33,11 +34,14 @@ push-fakes refuse there:
   docker run --rm -it --env-file prod.env support-channel-service node dist/cli.js <command>
 `;
 
+/** A command's log lines go to stderr: its stdout is its answer, for a reader or a pipe. */
+const cliLogger = (level: string) => createLogger(level, pino.destination({ fd: 2, sync: true }));
+
 async function runMigrate(): Promise<void> {
   const { openCliDatabase } = await import('./cli/database.ts');
   const { migrate } = await import('./db/migrate.ts');
   const config = loadConfig();
-  const logger = createLogger(config.LOG_LEVEL);
+  const logger = cliLogger(config.LOG_LEVEL);
   const database = await openCliDatabase(config, logger);
   try {
     const applied = await migrate(database.url, logger);
@@ -93,19 +97,19 @@ async function run(command: string, rest: string[]): Promise<void> {
     case 'admins': {
       const config = loadConfig();
       const { runAdminsCommand } = await import('./cli/admins.ts');
-      await runAdminsCommand(config, createLogger(config.LOG_LEVEL), rest);
+      await runAdminsCommand(config, cliLogger(config.LOG_LEVEL), rest);
       break;
     }
     case 'projections': {
       const config = loadConfig();
       const { runProjectionsCommand } = await import('./cli/projections.ts');
-      await runProjectionsCommand(config, createLogger(config.LOG_LEVEL), rest);
+      await runProjectionsCommand(config, cliLogger(config.LOG_LEVEL), rest);
       break;
     }
     case 'moderation': {
       const config = loadConfig();
       const { runModerationCommand } = await import('./cli/moderation.ts');
-      await runModerationCommand(config, createLogger(config.LOG_LEVEL), rest);
+      await runModerationCommand(config, cliLogger(config.LOG_LEVEL), rest);
       break;
     }
     case 'push-fakes': {

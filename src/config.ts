@@ -52,6 +52,7 @@ export const envSchema = z
     ),
     TRUST_PROXY_HOPS: int(0, 20, 0),
     API_RATE_LIMIT_PER_MINUTE: int(1, 1_000_000, 600),
+    FILES_RATE_LIMIT_PER_MINUTE: int(1, 1_000_000, 1_200),
     SUPPORT_ACCESS_TOKEN: optionalString,
     SUPPORT_CLIENT_SECRET: optionalString,
     SUPPORT_REGION: choice(['us', 'eu', 'au'], 'us'),

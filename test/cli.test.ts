@@ -34,6 +34,18 @@ describe('operator CLI', () => {
       });
       expect(await second.exited).toBe(0);
       expect(second.output()).toContain('no pending migrations');
+
+      // A command's answer is its stdout alone; its log lines go to stderr, so a pipe reads only the answer.
+      const logged = spawnService(process.execPath, ['src/cli.ts', 'migrate'], {
+        DATABASE_URL: db.url,
+        LOG_LEVEL: 'debug',
+      });
+      expect(await logged.exited).toBe(0);
+      expect(logged.stdout()).toBe('no pending migrations\n');
+      const lines = logged.stderr().split('\n').filter(Boolean);
+      expect(lines.length).toBeGreaterThan(0);
+      const logLine = z.object({ level: z.number(), msg: z.string() });
+      expect(lines.every((line) => logLine.safeParse(JSON.parse(line)).success)).toBe(true);
     } finally {
       await db.drop();
     }

@@ -5906,6 +5906,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     downloadSignedPostMedia: {
@@ -5988,6 +6006,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     downloadSignedCommentImage: {
@@ -6063,6 +6099,24 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description `bytes *\/<size>`: the size of the file. */
                     "Content-Range": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -14,6 +14,7 @@ import { metricsPlugin } from './plugins/metrics.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { apiRoutes } from './routes/api/index.ts';
+import { registerApiRateLimit } from './plugins/rate-limit.ts';
 import { publicFilesRoutes } from './routes/files.ts';
 import { publicMediaRoutes } from './routes/media.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -99,8 +100,16 @@ export async function buildApp(services: HttpServices, options: AppOptions = {})
   await app.register(healthRoutes);
   await app.register(apiRoutes, { prefix: '/api' });
   await app.register(supportWebhookRoutes);
-  await app.register(publicFilesRoutes);
-  await app.register(publicMediaRoutes);
+  // The signed links take no session, so they are limited per client IP, on counters of their own.
+  await app.register(async (files) => {
+    await registerApiRateLimit(files, {
+      perMinute: config.FILES_RATE_LIMIT_PER_MINUTE,
+      redis: services.redis,
+      counters: 'files',
+    });
+    await files.register(publicFilesRoutes);
+    await files.register(publicMediaRoutes);
+  });
   await app.register(adminRoutes, { prefix: '/admin' });
   return app;
 }

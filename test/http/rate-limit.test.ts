@@ -45,10 +45,43 @@ describe('rate limit on /api (in memory)', () => {
     expect((await as(running, 'quiet')).status).toBe(200);
   });
 
-  it('does not limit routes outside /api', async () => {
+  it('does not limit the health probes', async () => {
     const statuses = [];
     for (let i = 0; i < 5; i++) statuses.push((await fetch(`${running.url}/health/live`)).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200]);
+  });
+});
+
+describe('rate limit on the public file links (/files/*)', () => {
+  let running: RunningApp;
+  beforeAll(async () => {
+    running = await startApp({
+      db,
+      env: { API_RATE_LIMIT_PER_MINUTE: '3', FILES_RATE_LIMIT_PER_MINUTE: '4' },
+    });
+  });
+  afterAll(async () => {
+    await running.close();
+  });
+
+  it('answers 429 per client IP once over FILES_RATE_LIMIT_PER_MINUTE, on counters of their own', async () => {
+    // A forged link is refused (403) and still counted: guessing links costs the guesser their budget.
+    const links = [
+      `/files/${randomUUID()}?t=1.x`,
+      `/files/posts/${randomUUID()}/${randomUUID()}?t=1.x`,
+      `/files/comments/${randomUUID()}?t=1.x`,
+      `/files/${randomUUID()}`,
+    ];
+    const statuses = [];
+    for (const link of links) statuses.push((await fetch(running.url + link)).status);
+    expect(statuses).toEqual([403, 403, 403, 403]);
+    const limited = await fetch(`${running.url}/files/comments/${randomUUID()}?t=1.x`);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await limited.json()) as { code: string }).code).toBe('rate_limited');
+    // The client API's counters are untouched by the file links.
+    expect((await as(running, 'reader')).status).toBe(200);
   });
 });
 

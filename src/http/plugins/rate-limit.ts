@@ -9,10 +9,13 @@ export class ApiRateLimitExceeded extends HttpProblem {}
 export interface ApiRateLimitOptions {
   readonly perMinute: number;
   readonly redis?: Redis | undefined;
+  /** Which counters: the client API's (`api`, the default) or the public file links' (`files`). */
+  readonly counters?: 'api' | 'files';
 }
 
 /**
- * Per-user limit on /api/* (per client IP before a user is known). Counters live in Redis when it is
+ * Per-user limit on /api/* (per client IP before a user is known), and per client IP on the public file
+ * links (`/files/*`), which take no session. Counters live in Redis when it is
  * configured so every replica shares them, in memory otherwise. Runs at preParsing: after identity is
  * known, before a body is read.
  */
@@ -27,7 +30,7 @@ export async function registerApiRateLimit(
     hook: 'preParsing',
     max: options.perMinute,
     timeWindow: 60_000,
-    nameSpace: 'rl:api:',
+    nameSpace: `rl:${options.counters ?? 'api'}:`,
     ...(options.redis ? { redis: options.redis } : {}),
     keyGenerator: (request) =>
       request.userId === null ? `ip:${request.clientIp}` : `user:${request.userId}`,

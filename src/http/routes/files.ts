@@ -28,6 +28,7 @@ export const publicFilesRoutes: FastifyPluginAsyncZod = async (app) => {
         response: {
           ...fileResponses,
           403: problemSchema,
+          429: problemSchema,
         },
       },
     },

@@ -18,7 +18,7 @@ const isUuid = (id: string) => z.uuid().safeParse(id).success;
 export const publicMediaRoutes: FastifyPluginAsyncZod = async (app) => {
   const { pool, storage, media } = app.services;
   const refused = () => new HttpProblem(403, 'forbidden', 'This link is not valid.');
-  const responses = { ...fileResponses, 403: problemSchema };
+  const responses = { ...fileResponses, 403: problemSchema, 429: problemSchema };
 
   app.get(
     '/files/posts/:postId/:attachmentId',
