@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import {
   adminsUsage,
   devTokenUsage,
+  intercomSandboxUsage,
   migrateUsage,
   moderationUsage,
   projectionsUsage,
@@ -26,10 +27,11 @@ ${adminsUsage}
 ${projectionsUsage}
 ${moderationUsage}
 ${pushFakesUsage}
+${intercomSandboxUsage}
 
 In the container image (compiled to dist/; the npm scripts above need src/, which it lacks), run the
-CLI with node in the service's environment. The image sets NODE_ENV=production, so dev-token and
-push-fakes refuse there:
+CLI with node in the service's environment. The image sets NODE_ENV=production, so dev-token,
+push-fakes and intercom-sandbox refuse there:
   docker compose exec service node dist/cli.js <command>
   docker run --rm -it --env-file prod.env support-channel-service node dist/cli.js <command>
 `;
@@ -69,6 +71,7 @@ const commandUsage: Readonly<Record<string, string>> = {
   projections: projectionsUsage,
   moderation: moderationUsage,
   'push-fakes': pushFakesUsage,
+  'intercom-sandbox': intercomSandboxUsage,
 };
 
 const [command, ...rest] = process.argv.slice(2);
@@ -110,6 +113,12 @@ async function run(command: string, rest: string[]): Promise<void> {
       const config = loadConfig();
       const { runModerationCommand } = await import('./cli/moderation.ts');
       await runModerationCommand(config, cliLogger(config.LOG_LEVEL), rest);
+      break;
+    }
+    case 'intercom-sandbox': {
+      const config = loadConfig();
+      const { runIntercomSandbox } = await import('./cli/intercom-sandbox.ts');
+      await runIntercomSandbox(config, cliLogger(config.LOG_LEVEL), rest);
       break;
     }
     case 'push-fakes': {

@@ -26,6 +26,11 @@ export const projectionsUsage = `  projections status           each projection'
                                generation, then switch the service over to it (\`projections status\`
                                names them)`;
 
+export const intercomSandboxUsage = `  intercom-sandbox [--port N] [--webhook-url URL]
+                               run the Intercom sandbox as a process of its own (not in production;
+                               port 3100, webhooks to this PORT's /webhooks/support by default), its
+                               records under DATA_DIR, so several replicas share one; prints their settings`;
+
 export const pushFakesUsage = `  push-fakes [--fcm-port N] [--telegram-port N]
                                run loopback stand-ins for FCM and the Telegram Bot API (not in
                                production) and print the settings that send the service's pushes there`;

@@ -85,6 +85,8 @@ export interface StartOptions {
   readonly support?: Pick<SupportOptions, 'client' | 'sandbox' | 'runInbox' | 'dataDir'>;
   /** What media links are minted and checked by (milliseconds since the epoch); the real time by default. */
   readonly clock?: () => number;
+  /** The loopback port to listen on (any free one by default): for a provider told the address first. */
+  readonly port?: number;
 }
 
 /** Production refuses to run without Intercom; tests of production behaviour get a token no call uses. */
@@ -163,7 +165,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     ...(options.clock ? { clock: options.clock } : {}),
   });
   options.extend?.(app, { pool, eventSourcing });
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const base = `http://127.0.0.1:${port}`;

@@ -47,6 +47,8 @@ export interface IntercomSandboxOptions {
   readonly saveDelayMs?: number;
   /** Where the sandbox reports on its file (a corrupt one moved aside, a failed save); silent without. */
   readonly logger?: PersistenceLogger | undefined;
+  /** The loopback port to listen on (default 0: any free one). */
+  readonly port?: number;
 }
 
 export interface IntercomSandbox {
@@ -140,7 +142,7 @@ export async function startIntercomSandbox(options: IntercomSandboxOptions): Pro
     },
     { prefix: OPERATOR_PREFIX },
   );
-  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  const url = await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
 
   return {
     url,

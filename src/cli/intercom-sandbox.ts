@@ -1,0 +1,72 @@
+import { hkdfSync } from 'node:crypto';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import { resolveSecrets } from '../dev/secrets.ts';
+import { startIntercomSandbox } from '../integrations/intercom/sandbox/index.ts';
+import { SANDBOX_RECORDS_FILE } from '../wiring/support.ts';
+
+const DEFAULT_PORT = 3100;
+
+const portOf = (value: string | undefined): number => {
+  const n = Number(value ?? DEFAULT_PORT);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error('--port must be a port number');
+  return n;
+};
+
+/** Stable across restarts: derived from the development secrets kept in DATA_DIR. */
+const derived = (secret: string, purpose: string) =>
+  Buffer.from(hkdfSync('sha256', secret, '', `standalone-intercom-sandbox-${purpose}`, 24)).toString(
+    'base64url',
+  );
+
+/**
+ * The Intercom sandbox as a process of its own, so that several replicas of the service share one support
+ * provider, as they share Intercom in production (decision 035). It keeps its records in the same file
+ * under DATA_DIR as the sandbox `npm start` runs inside the service, and prints the settings each replica
+ * needs; a replica given SUPPORT_ACCESS_TOKEN starts no sandbox of its own.
+ */
+export async function runIntercomSandbox(config: Config, logger: Logger, args: string[]): Promise<void> {
+  if (config.NODE_ENV === 'production') throw new Error('intercom-sandbox is not available in production');
+  const { values } = parseArgs({
+    args,
+    options: { port: { type: 'string' }, 'webhook-url': { type: 'string' } },
+  });
+  const webhookUrl = new URL(values['webhook-url'] ?? `http://127.0.0.1:${config.PORT}/webhooks/support`)
+    .href;
+  const { FILE_URL_SECRET } = await resolveSecrets(config);
+  const accessToken = derived(FILE_URL_SECRET, 'token');
+  const clientSecret = derived(FILE_URL_SECRET, 'client-secret');
+  const recordsFile = join(config.DATA_DIR, SANDBOX_RECORDS_FILE);
+  const sandbox = await startIntercomSandbox({
+    accessToken,
+    clientSecret,
+    webhookUrl,
+    webhookRetryDelayMs: 5_000,
+    recordsFile,
+    logger,
+    port: portOf(values.port),
+  });
+  const settings = [
+    `SUPPORT_BASE_URL=${sandbox.url}`,
+    `SUPPORT_ACCESS_TOKEN=${accessToken}`,
+    `SUPPORT_CLIENT_SECRET=${clientSecret}`,
+  ];
+  process.stdout.write(
+    `Intercom sandbox listening on ${sandbox.url}; records in ${recordsFile}; webhooks to ${webhookUrl}.\n` +
+      `Start each replica with (and one REDIS_URL for all, so their caches stay fresh together):\n\n` +
+      `  ${settings.join(' \\\n  ')} \\\n  PORT=<port> REDIS_URL=<url> npm start\n\n` +
+      'Play the operator on its own routes (the devtools need the sandbox inside the service), e.g.:\n\n' +
+      `  curl -X POST -H "Authorization: Bearer ${accessToken}" -H 'content-type: application/json' \\\n` +
+      `    ${sandbox.url}/_sandbox/operator/conversations/<id>/reply -d '{"body":"Hi!"}'\n\n` +
+      'Ctrl-C stops it (and saves the records).\n',
+  );
+  await new Promise<void>((resolve) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const)
+      process.once(signal, () => {
+        resolve();
+      });
+  });
+  await sandbox.close();
+}
