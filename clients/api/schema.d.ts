@@ -2803,6 +2803,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listPosts: {
@@ -5246,7 +5264,9 @@ export interface operations {
     submitCsatRating: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5274,6 +5294,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5284,6 +5306,8 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5340,6 +5364,18 @@ export interface operations {
             };
             /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying, when a request with this Idempotency-Key is still in progress. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `comment_contains_link`: comments may not carry links; `comment_dlp_blocked`: the comment holds something that looks like a secret or card number; `idempotency_key_reused`: this Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

@@ -55,8 +55,10 @@ export async function runIntercomSandbox(config: Config, logger: Logger, args: s
   ];
   process.stdout.write(
     `Intercom sandbox listening on ${sandbox.url}; records in ${recordsFile}; webhooks to ${webhookUrl}.\n` +
-      `Start each replica with (and one REDIS_URL for all, so their caches stay fresh together):\n\n` +
-      `  ${settings.join(' \\\n  ')} \\\n  PORT=<port> REDIS_URL=<url> npm start\n\n` +
+      'Start each replica with these, and with what replicas share anyway: one DATABASE_URL, one\n' +
+      'REDIS_URL (so their caches stay fresh together) and the same JWT_SECRET, ADMIN_SESSION_SECRET\n' +
+      'and FILE_URL_SECRET:\n\n' +
+      `  ${settings.join(' \\\n  ')} \\\n  DATABASE_URL=<url> REDIS_URL=<url> PORT=<port> npm start\n\n` +
       'Play the operator on its own routes (the devtools need the sandbox inside the service), e.g.:\n\n' +
       `  curl -X POST -H "Authorization: Bearer ${accessToken}" -H 'content-type: application/json' \\\n` +
       `    ${sandbox.url}/_sandbox/operator/conversations/<id>/reply -d '{"body":"Hi!"}'\n\n` +

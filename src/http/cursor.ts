@@ -19,24 +19,31 @@ export const cursorParam = (position: z.ZodType<string>) =>
 /** `limit` as API.md fixes it: 1-100, 20 by default. */
 export const limitParam = z.coerce.number().int().min(1).max(100).default(20);
 
-/** An instant exactly as `toISOString` writes it: a forged one (month 13) never reaches the database. */
+/**
+ * An instant exactly as `toISOString` writes it, in years 0001-9999: a forged one (month 13, year 0000, a
+ * six-digit year PostgreSQL refuses) never reaches the database.
+ */
 const isInstant = (text: string): boolean => {
   const at = Date.parse(text);
-  return !Number.isNaN(at) && new Date(at).toISOString() === text;
+  return /^(?!0000)\d{4}-/.test(text) && !Number.isNaN(at) && new Date(at).toISOString() === text;
 };
 const uuid = z.uuid();
 
 /**
- * The keyset of a list ordered newest first by (instant, id): `<instant>|<uuid>` of the page's last row,
- * opaque to clients. Decodes to `{ at, id }`, or fails validation (400) when it is not one this service made.
+ * The keyset of a list ordered by (instant, id), as its text: `<instant>|<uuid>` of the page's last row,
+ * opaque to clients; fails validation (400) when it is not one this service made.
  */
-export const instantIdCursor = () =>
+export const instantIdPosition = () =>
   cursorParam(
     z.string().refine((position) => {
       const [at = '', id = '', ...rest] = position.split('|');
       return rest.length === 0 && isInstant(at) && uuid.safeParse(id).success;
     }, 'is not a cursor from this list'),
-  ).transform((position) => {
+  );
+
+/** The same keyset decoded to `{ at, id }`. */
+export const instantIdCursor = () =>
+  instantIdPosition().transform((position) => {
     const [at = '', id = ''] = position.split('|');
     return { at, id };
   });

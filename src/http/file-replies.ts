@@ -8,6 +8,13 @@ import { HttpProblem, problemSchema } from './problem.ts';
 
 /** The request headers and answers of a route that serves stored bytes, for its schema. */
 export const fileRequestHeaders = z.object({ range: z.string().max(200).optional() });
+
+/**
+ * What a signed link carries besides its path: the token. Any length passes here, and so do the path's
+ * ids, so that whatever is wrong with a link is the route's one 403 that tells nothing.
+ */
+export const signedLinkQuery = z.object({ t: z.string().optional() });
+export const signedLinkId = z.string();
 export const fileResponses = {
   // `format: binary` marks the answer as bytes for the document (src/http/openapi/responses.ts).
   200: z.any().meta({ description: 'The whole file', format: 'binary' }),
@@ -61,8 +68,11 @@ export async function sendFile(
     'cache-control': cacheControl,
     'accept-ranges': 'bytes',
   });
+  // Only byte ranges are served; another unit (`items=0-1`) is ignored, as RFC 9110 allows.
   const ranges =
-    rangeHeader === undefined ? undefined : parseRange(file.size, rangeHeader, { combine: true });
+    rangeHeader === undefined || !/^\s*bytes=/i.test(rangeHeader)
+      ? undefined
+      : parseRange(file.size, rangeHeader, { combine: true });
   if (ranges === -1) {
     throw new HttpProblem(416, 'range_not_satisfiable', 'The range is outside the file.', {
       'content-range': `bytes */${file.size}`,

@@ -4,8 +4,13 @@
  * value, which may be a token or a comment's text; other messages quote only names (relations,
  * constraints), which help and are kept.
  */
-export function safeMessage(error: Error & { code?: unknown }): string {
-  const dataException = typeof error.code === 'string' && error.code.startsWith('22');
+export function safeMessage(error: Error & { code?: unknown; cause?: unknown }): string {
+  const isDataException = (code: unknown) => typeof code === 'string' && code.startsWith('22');
+  // slonik wraps some of them (InvalidInputError) without the code; the driver's error is its cause.
+  const cause: unknown = error.cause;
+  const causeCode = typeof cause === 'object' && cause !== null && 'code' in cause ? cause.code : undefined;
+  const dataException =
+    isDataException(error.code) || isDataException(causeCode) || error.name === 'InvalidInputError';
   return dataException ? error.message.replace(/"[^"]*"/g, '"[redacted]"') : error.message;
 }
 

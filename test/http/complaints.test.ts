@@ -123,6 +123,8 @@ describe('POST /api/complaints', () => {
       'body.attachmentIds',
     ],
     ['an unknown field', { rating: 5 }, 'body.rating'],
+    ['a conversation id that is no provider id', { conversationId: '12/../34' }, 'body.conversationId'],
+    ['a ticket id over 64 characters', { ticketId: '9'.repeat(65) }, 'body.ticketId'],
   ])('refuses %s with 400', async (_label, body, path) => {
     const answer = await file('dora', body);
     expect(answer.status).toBe(400);

@@ -174,6 +174,10 @@ describe('POST /api/csat', () => {
     const retry = await rateAs('ines', body, headers);
     expect([first.status, retry.status]).toEqual([201, 201]);
     expect(retry.json).toEqual(first.json);
+    // The same key for another rating is refused, and the first rating stands.
+    const reused = await rateAs('ines', { ...body, rating: 5 }, headers);
+    expect(reused.status).toBe(422);
+    expect(reused.json).toMatchObject({ code: 'idempotency_key_reused' });
   });
 });
 

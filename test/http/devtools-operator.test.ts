@@ -261,6 +261,7 @@ describe('devtools operator actions', () => {
       '/api/devtools/tickets/1/state',
       `/api/devtools/conversations/${id}/note`,
       '/api/devtools/tickets/1/reply',
+      '/api/devtools/archive-contact',
     ];
     for (const path of paths) {
       expect((await fetch(`${base}${path}`, { method: 'POST' })).status, path).toBe(401);

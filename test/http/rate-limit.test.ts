@@ -82,6 +82,10 @@ describe('rate limit on the public file links (/files/*)', () => {
     expect(((await limited.json()) as { code: string }).code).toBe('rate_limited');
     // The client API's counters are untouched by the file links.
     expect((await as(running, 'reader')).status).toBe(200);
+    const metrics = await (await fetch(`${running.url}/metrics`)).text();
+    expect(metrics).toMatch(
+      /^http_rate_limited_total\{method="GET",route="\/files\/comments\/:commentId",code="rate_limited",limit="files"\} 1$/m,
+    );
   });
 });
 

@@ -140,7 +140,13 @@ function describe(operation: Operation): void {
 
 /** Declares the conventional headers and the problem media type on every operation, in place. */
 export function describeResponses(document: Document): void {
-  for (const { operation } of operations(document)) describe(operation);
+  for (const { path, operation } of operations(document)) {
+    // The API's rate limit covers every /api route (plugins/rate-limit.ts), whatever the route declares.
+    if (path.startsWith('/api/') && operation.responses && !('429' in operation.responses)) {
+      operation.responses['429'] = { description: placeholder };
+    }
+    describe(operation);
+  }
   document.components = {
     ...document.components,
     headers: { ...document.components?.headers, ...sharedHeaders },

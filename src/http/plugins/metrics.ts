@@ -24,7 +24,7 @@ const GAUGES_NAMED_LIKE_COUNTERS = [
 /** Which limit refused a request with 429: the API's own per user or IP, or a rule of the route. */
 interface RateLimited {
   readonly code: string;
-  readonly limit: 'api' | 'route';
+  readonly limit: 'api' | 'files' | 'route';
 }
 
 /**
@@ -56,14 +56,16 @@ export const metricsPlugin = fp(
       name: 'http_rate_limited_total',
       help:
         'Requests this service refused with 429, by route, problem code and limit: api (API_RATE_LIMIT_PER_MINUTE ' +
-        'per user or IP) or route (its own rule: the comment slow mode, the admin login lockout)',
+        'per user or IP), files (FILES_RATE_LIMIT_PER_MINUTE per IP on the signed file links) or route (its ' +
+        'own rule: the comment slow mode, the admin login lockout)',
       labelNames: ['method', 'route', 'code', 'limit'] as const,
       registers: [registry],
     });
     const refusals = new WeakMap<object, RateLimited>();
     app.decorate('metrics', registry);
     app.addHook('onError', (request, _reply, error, done) => {
-      if (error instanceof ApiRateLimitExceeded) refusals.set(request, { code: error.code, limit: 'api' });
+      if (error instanceof ApiRateLimitExceeded)
+        refusals.set(request, { code: error.code, limit: error.counters });
       else if (error instanceof HttpProblem) refusals.set(request, { code: error.code, limit: 'route' });
       done();
     });

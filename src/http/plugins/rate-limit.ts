@@ -3,8 +3,19 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { HttpProblem } from '../problem.ts';
 
-/** The refusal of the per-user API limit, told apart from a route's own 429 in `http_rate_limited_total`. */
-export class ApiRateLimitExceeded extends HttpProblem {}
+/**
+ * The refusal of the per-user API limit or of the per-IP file-link limit (`counters`), told apart from a
+ * route's own 429 in `http_rate_limited_total`.
+ */
+export class ApiRateLimitExceeded extends HttpProblem {
+  readonly counters: 'api' | 'files';
+  constructor(counters: 'api' | 'files', retryAfterSeconds: number, after: string) {
+    super(429, 'rate_limited', `Too many requests; retry after ${after}.`, {
+      'retry-after': String(retryAfterSeconds),
+    });
+    this.counters = counters;
+  }
+}
 
 export interface ApiRateLimitOptions {
   readonly perMinute: number;
@@ -43,8 +54,10 @@ export async function registerApiRateLimit(
       'x-ratelimit-reset': false,
     },
     errorResponseBuilder: (_request, context) =>
-      new ApiRateLimitExceeded(429, 'rate_limited', `Too many requests; retry after ${context.after}.`, {
-        'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),
-      }),
+      new ApiRateLimitExceeded(
+        options.counters ?? 'api',
+        Math.max(1, Math.ceil(context.ttl / 1000)),
+        context.after,
+      ),
   });
 }

@@ -2,7 +2,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findFile } from '../../files/file-records.ts';
 import { verifyFileLinkToken } from '../../files/signed-urls.ts';
-import { fileResponses, sendFile } from '../file-replies.ts';
+import {
+  fileRequestHeaders,
+  fileResponses,
+  sendFile,
+  signedLinkId,
+  signedLinkQuery,
+} from '../file-replies.ts';
 import { HttpProblem, problemSchema } from '../problem.ts';
 
 /**
@@ -22,9 +28,9 @@ export const publicFilesRoutes: FastifyPluginAsyncZod = async (app) => {
         security: [],
         tags: ['files'],
         summary: 'Downloads a file through a signed, short-lived link (no session)',
-        params: z.object({ id: z.string().max(64) }),
-        querystring: z.object({ t: z.string().max(200).optional() }),
-        headers: z.object({ range: z.string().max(200).optional() }),
+        params: z.object({ id: signedLinkId }),
+        querystring: signedLinkQuery,
+        headers: fileRequestHeaders,
         response: {
           ...fileResponses,
           403: problemSchema,

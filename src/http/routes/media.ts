@@ -2,10 +2,16 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { linkedCommentImage } from '../../queries/comments.ts';
 import { publishedMedia } from '../../queries/feed.ts';
-import { fileRequestHeaders, fileResponses, sendFile, storedObject } from '../file-replies.ts';
+import {
+  fileRequestHeaders,
+  fileResponses,
+  sendFile,
+  signedLinkId,
+  signedLinkQuery,
+  storedObject,
+} from '../file-replies.ts';
 import { HttpProblem, problemSchema } from '../problem.ts';
 
-const token = z.object({ t: z.string().max(200).optional() });
 const isUuid = (id: string) => z.uuid().safeParse(id).success;
 
 /**
@@ -32,8 +38,8 @@ export const publicMediaRoutes: FastifyPluginAsyncZod = async (app) => {
           'The `url` of `Post.attachments[]`. Links are minted for periods of half ' +
           '`MEDIA_URL_TTL_MINUTES` and work at least that long after their period ends; the bytes may be ' +
           'kept by a private cache until then (`immutable`).',
-        params: z.object({ postId: z.string().max(64), attachmentId: z.string().max(64) }),
-        querystring: token,
+        params: z.object({ postId: signedLinkId, attachmentId: signedLinkId }),
+        querystring: signedLinkQuery,
         headers: fileRequestHeaders,
         response: responses,
       },
@@ -58,8 +64,8 @@ export const publicMediaRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['files'],
         summary: "A comment's picture through a signed link (no session)",
         description: 'The `url` of `Comment.image`; links live as post media links do.',
-        params: z.object({ commentId: z.string().max(64) }),
-        querystring: token,
+        params: z.object({ commentId: signedLinkId }),
+        querystring: signedLinkQuery,
         headers: fileRequestHeaders,
         response: responses,
       },

@@ -6,23 +6,22 @@ import { commentStatusSchema, reportActionSchema } from '../../../events/comment
 import { channelComments, findReport, listReports } from '../../../queries/comments.ts';
 import { adminOf } from '../../plugins/admin-auth.ts';
 import { adminCommandContext } from '../../command-context.ts';
-import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
+import { encodeInstantIdCursor, instantIdCursor, limitParam } from '../../cursor.ts';
 import { problemSchema } from '../../problem.ts';
 import { adminCommentSchema, adminCommentView, reportSchema } from '../../views/admin/comments.ts';
 import { adminErrors, adminSecurity, idParams } from './conventions.ts';
 import { blockText } from '../../../lib/text-rules.ts';
 
-const keyset = z.string().regex(/^[^|]+\|[0-9a-f-]{36}$/);
 const listQuery = z.object({
   status: commentStatusSchema.optional(),
   postId: z.uuid().optional(),
   reported: z.enum(['true', 'false']).optional(),
-  cursor: cursorParam(keyset).optional(),
+  cursor: instantIdCursor().optional(),
   limit: limitParam,
 });
 const reportsQuery = z.object({
   status: z.enum(['open', 'resolved']).default('open'),
-  cursor: cursorParam(keyset).optional(),
+  cursor: instantIdCursor().optional(),
   limit: limitParam,
 });
 const reasonBody = z.strictObject({ reason: blockText({ max: 500 }) });
@@ -30,12 +29,6 @@ const tags = ['admin: moderation'];
 const security = adminSecurity;
 // The moderation log too: a moderator who acts sees the action in the history at once.
 const COMMENT_PROJECTIONS = ['comments', 'moderation'];
-
-const splitKeyset = (cursor: string | undefined) => {
-  if (cursor === undefined) return undefined;
-  const [at = '', id = ''] = cursor.split('|');
-  return { at, id };
-};
 
 /** API.md "Admin API > Moderation": channel comments, moderators' actions on them, the report queue. */
 export const adminCommentsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -63,7 +56,7 @@ export const adminCommentsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { status, postId, reported, limit } = request.query;
-      const before = splitKeyset(request.query.cursor);
+      const before = request.query.cursor;
       const rows = await channelComments(pool, request.params.id, {
         status,
         postId,
@@ -75,7 +68,7 @@ export const adminCommentsRoutes: FastifyPluginAsyncZod = async (app) => {
       const last = items.at(-1);
       return {
         items: items.map(adminCommentView),
-        nextCursor: rows.length > limit && last ? encodeCursor(`${last.createdAt}|${last.id}`) : null,
+        nextCursor: rows.length > limit && last ? encodeInstantIdCursor(last.createdAt, last.id) : null,
       };
     },
   );
@@ -164,7 +157,7 @@ export const adminCommentsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { status, limit } = request.query;
-      const after = splitKeyset(request.query.cursor);
+      const after = request.query.cursor;
       const rows = await listReports(
         pool,
         status,
@@ -175,7 +168,7 @@ export const adminCommentsRoutes: FastifyPluginAsyncZod = async (app) => {
       const last = items.at(-1);
       return {
         items: [...items],
-        nextCursor: rows.length > limit && last ? encodeCursor(`${last.createdAt}|${last.id}`) : null,
+        nextCursor: rows.length > limit && last ? encodeInstantIdCursor(last.createdAt, last.id) : null,
       };
     },
   );

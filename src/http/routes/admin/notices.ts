@@ -110,11 +110,13 @@ export const noticesRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { limit, cursor } = request.query;
-      const notices = await listNotices(pool, { limit, before: cursor ?? null });
+      // One row more than asked tells whether a next page exists, so the last page says null.
+      const rows = await listNotices(pool, { limit: limit + 1, before: cursor ?? null });
+      const notices = rows.slice(0, limit);
       const last = notices.at(-1);
       return {
         items: await Promise.all(notices.map(view)),
-        nextCursor: notices.length === limit && last ? encodeInstantIdCursor(last.createdAt, last.id) : null,
+        nextCursor: rows.length > limit && last ? encodeInstantIdCursor(last.createdAt, last.id) : null,
       };
     },
   );

@@ -8,7 +8,7 @@ import { buttonSchema, MAX_BUTTONS, MAX_POST_TEXT, postStatusSchema } from '../.
 import { findChannel } from '../../../queries/channels.ts';
 import { findAdminPost, listAdminPosts } from '../../../queries/posts.ts';
 import { adminCommandContext } from '../../command-context.ts';
-import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
+import { encodeCursor, instantIdPosition, limitParam } from '../../cursor.ts';
 import { HttpProblem, problemSchema } from '../../problem.ts';
 import { adminPostSchema } from '../../views/admin/posts.ts';
 import { adminErrors, adminSecurity, idParams } from './conventions.ts';
@@ -46,7 +46,7 @@ const postParams = z.object({ postId: z.uuid() });
 const listQuery = z.object({
   status: postStatusSchema.optional(),
   limit: limitParam,
-  cursor: cursorParam(z.string().regex(/^[^|]+\|[0-9a-f-]{36}$/)).optional(),
+  cursor: instantIdPosition().optional(),
 });
 
 const tags = ['admin: posts'];

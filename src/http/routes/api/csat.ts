@@ -10,7 +10,7 @@ import { userCommandContext } from '../../command-context.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { problemSchema } from '../../problem.ts';
 import { csatRatingSchema } from '../../views/api/csat.ts';
-import { sessionSecurity } from './conventions.ts';
+import { idempotencyKeyHeader, sessionSecurity } from './conventions.ts';
 import { providerId, supportErrors } from './support-schemas.ts';
 
 const CSAT_PROJECTIONS = ['csat'];
@@ -57,11 +57,13 @@ export const csatRoutes: FastifyPluginAsyncZod = async (app) => {
           "The target must be the caller's own (403 otherwise, 404 unknown), a conversation closed or a " +
           'ticket resolved (409 `conflict` before). The same rating again changes nothing and answers 200; ' +
           'another one answers 409 `already_rated`. The next poll of the target shows `rated` and `rating`.',
+        headers: idempotencyKeyHeader,
         body: newRating,
         response: {
           200: csatRatingSchema,
           201: csatRatingSchema,
           409: problemSchema,
+          422: problemSchema,
           ...supportErrors,
         },
       },

@@ -114,6 +114,8 @@ export const devtoolsRoutes: FastifyPluginAsyncZod = async (app) => {
             401: problemSchema,
             403: problemSchema,
             404: problemSchema,
+            // The ownership check reads through the provider cache.
+            503: problemSchema,
           },
         },
       },

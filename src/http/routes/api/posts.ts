@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createFeedCache } from '../../../queries/feed-cache.ts';
-import { cursorParam, encodeCursor, limitParam } from '../../cursor.ts';
+import { encodeCursor, instantIdPosition, limitParam } from '../../cursor.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { replyToPoll, replyToTaggedPoll } from '../../poll.ts';
 import { HttpProblem } from '../../problem.ts';
@@ -16,7 +16,7 @@ import {
 } from './conventions.ts';
 
 const feedQuery = z.object({
-  before: cursorParam(z.string().regex(/^[^|]+\|[0-9a-f-]{36}$/)).optional(),
+  before: instantIdPosition().optional(),
   limit: limitParam,
 });
 const tags = ['channel'];

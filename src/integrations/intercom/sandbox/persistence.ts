@@ -12,7 +12,8 @@ import type { Records, SandboxState } from './state.ts';
 /** Bumped when the stored shape changes in a way an older file cannot be read as. */
 const FORMAT = 1;
 
-const numericId = z.string().regex(/^\d+$/);
+// At most 15 digits: every id stays a safe integer, so the counters can go on after it.
+const numericId = z.string().regex(/^\d{1,15}$/);
 const contactId = z.string().regex(/^[0-9a-f]{24}$/);
 const time = z.number().int().min(0);
 
@@ -162,8 +163,12 @@ function recordsOf(stored: Stored): Records {
   const ticketNumbers = stored.tickets.map((t) => Number(t.ticketNumber));
   return {
     counters: {
-      lastId: Math.max(stored.counters.lastId, ...numeric),
-      lastTicketNumber: Math.max(stored.counters.lastTicketNumber, ...ticketNumbers),
+      // A loop, not Math.max(...ids): a spread of 100,000+ ids overflows the call stack.
+      lastId: numeric.reduce((most, id) => Math.max(most, id), stored.counters.lastId),
+      lastTicketNumber: ticketNumbers.reduce(
+        (most, n) => Math.max(most, n),
+        stored.counters.lastTicketNumber,
+      ),
     },
     contacts: stored.contacts,
     conversations: stored.conversations,

@@ -99,6 +99,26 @@ describe('the sandbox kept in a file', () => {
     expect(second.state.tickets.get(nextTicket.id)?.ticketNumber).toBe(String(counters.lastTicketNumber + 1));
   });
 
+  it('loads a file with more ids than a call stack holds, and counts on after the largest', async () => {
+    const first = await start();
+    const { conversationId } = await contactWithConversation(first, 'bea', 'A long chat');
+    await first.operator.reply(conversationId, { body: 'Part one' });
+    await stop(first);
+    const stored = JSON.parse(await readFile(file, 'utf8')) as {
+      conversations: { id: string; parts: { id: string }[] }[];
+    };
+    const conversation = stored.conversations.find((c) => c.id === conversationId);
+    const part = conversation?.parts[0];
+    if (!conversation || !part) throw new Error('no stored part');
+    const base = 5_000_000;
+    for (let i = 1; i <= 150_000; i++) conversation.parts.push({ ...part, id: String(base + i) });
+    await writeFile(file, JSON.stringify(stored));
+
+    const second = await start();
+    expect(second.state.conversations.get(conversationId)?.parts.length).toBe(150_001);
+    expect(second.state.counters().lastId).toBe(base + 150_000);
+  });
+
   it('saves once per delay while changes come in, atomically, and the last changes on close', async () => {
     const sandbox = await start(150);
     const { conversationId } = await contactWithConversation(sandbox, 'bea');
