@@ -643,7 +643,7 @@ export interface paths {
         put?: never;
         /**
          * Signs an admin in: a session token valid for ADMIN_SESSION_TTL_MINUTES
-         * @description Every refusal is the same 401 invalid_credentials. After ADMIN_LOGIN_MAX_FAILURES failures from one client IP within ADMIN_LOGIN_WINDOW_MINUTES, that IP gets 429 login_locked with Retry-After for ADMIN_LOGIN_LOCK_MINUTES; repeated failures for one account slow its logins down.
+         * @description Every refusal is the same 401 invalid_credentials. After ADMIN_LOGIN_MAX_FAILURES failures from one client IP within ADMIN_LOGIN_WINDOW_MINUTES, that IP gets 429 login_locked with Retry-After for ADMIN_LOGIN_LOCK_MINUTES; repeated failures for one account slow its logins down. Attempts are counted before the password is checked, so requests sent at once get no more checks: the ones past the limit are 429 login_locked too.
          */
         post: operations["adminLogin"];
         delete?: never;

@@ -113,27 +113,43 @@ export interface LoginAttempt {
   readonly clientIp: string;
 }
 
+async function checkPassword(
+  pool: DatabasePool,
+  account: string,
+  password: string,
+): Promise<{ readonly admin: AdminRecord | null; readonly matches: boolean }> {
+  const admin = await findAdminByEmail(pool, account);
+  const matches = admin
+    ? await verifyPassword(admin.passwordHash, password)
+    : await verifyAgainstNothing(password);
+  return { admin, matches };
+}
+
 /**
  * Checks a login. The work is the same whether or not the email names an active account (a dummy hash
- * is verified for an unknown one), so timing tells nothing; the caller answers every refusal alike.
+ * is verified for an unknown one), so timing tells nothing; the caller answers every refusal alike. The
+ * throttle counts the attempt before the password is checked, so a burst gets no more checks than it allows.
  */
 export async function attemptLogin(
   deps: AccountDeps & { readonly throttle: LoginThrottle },
   attempt: LoginAttempt,
 ): Promise<LoginOutcome> {
   const account = normaliseEmail(attempt.email);
-  const wait = await deps.throttle.waitBefore(attempt.clientIp, account);
-  if (wait > 0) return { kind: 'locked', retryAfterMs: wait };
-  const admin = await findAdminByEmail(deps.pool, account);
-  const matches = admin
-    ? await verifyPassword(admin.passwordHash, attempt.password)
-    : await verifyAgainstNothing(attempt.password);
+  const admission = await deps.throttle.admit(attempt.clientIp, account);
+  if (!admission.admitted) return { kind: 'locked', retryAfterMs: admission.retryAfterMs };
+  const { admin, matches } = await checkPassword(deps.pool, account, attempt.password).catch(
+    async (error: unknown) => {
+      // Not a wrong password: the attempt must not count against anyone.
+      await admission.abandoned();
+      throw error;
+    },
+  );
   if (!admin || !matches || !admin.active) {
-    await deps.throttle.failed(attempt.clientIp, account);
+    await admission.failed();
     const reason = !admin ? 'unknown_email' : !matches ? 'wrong_password' : 'inactive';
     return { kind: 'refused', adminId: admin?.id ?? null, reason };
   }
-  await deps.throttle.succeeded(account);
+  await admission.succeeded();
   const rehashed = needsRehash(admin.passwordHash) ? await hashPassword(attempt.password) : null;
   await recordAdminLogin(deps.pool, admin, rehashed);
   return { kind: 'signed_in', admin };

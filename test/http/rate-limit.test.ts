@@ -40,6 +40,14 @@ describe('rate limit on /api (in memory)', () => {
     expect(((await limited.json()) as { code: string }).code).toBe('rate_limited');
   });
 
+  it('answers exactly the limit of a burst sent at once, and 429 to the rest', async () => {
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, async () => (await as(running, 'burst')).status),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(17);
+  });
+
   it('counts each user separately, even from one address', async () => {
     for (let i = 0; i < 4; i++) await as(running, 'noisy');
     expect((await as(running, 'quiet')).status).toBe(200);
@@ -89,6 +97,24 @@ describe('rate limit on the public file links (/files/*)', () => {
   });
 });
 
+describe('rate limit on the public file links under a burst', () => {
+  it('answers exactly the limit of guesses sent at once from one address, and 429 to the rest', async () => {
+    const running = await startApp({ db, env: { FILES_RATE_LIMIT_PER_MINUTE: '4' } });
+    try {
+      const statuses = await Promise.all(
+        Array.from(
+          { length: 20 },
+          async () => (await fetch(`${running.url}/files/${randomUUID()}?t=1.x`)).status,
+        ),
+      );
+      expect(statuses.filter((s) => s === 403)).toHaveLength(4);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(16);
+    } finally {
+      await running.close();
+    }
+  });
+});
+
 describe('rate limit with Redis down', () => {
   it('fails open: the API keeps answering', async () => {
     const logs = new LogCapture();
@@ -127,5 +153,15 @@ describe.skipIf(redis === null)('rate limit on /api (in Redis, shared by replica
     for (const running of [a, b, a, b, a, b]) statuses.push((await as(running, user)).status);
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
     expect((await as(b, `other-${randomUUID()}`)).status).toBe(200);
+  });
+
+  it('answers exactly the limit of a burst sent at once to both replicas', async () => {
+    const { a, b } = replicas;
+    const user = `burst-${randomUUID()}`;
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => (await as(i % 2 === 0 ? a : b, user)).status),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(4);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(16);
   });
 });

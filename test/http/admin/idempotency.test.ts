@@ -61,3 +61,14 @@ describe('Idempotency-Key on admin command routes', () => {
     expect(runs.length - before).toBe(3);
   });
 });
+
+describe('Idempotency-Key under a burst', () => {
+  it('runs the command once when ten requests with one key arrive at once', async () => {
+    const before = runs.length;
+    const answers = await Promise.all(Array.from({ length: 10 }, () => post(a, 'burst-key')));
+    // The first claims the key; the others are told it is in progress (409) or replay its answer.
+    for (const answer of answers) expect([201, 409]).toContain(answer.status);
+    expect(answers.filter((r) => r.status === 201 && !r.headers.has('idempotent-replayed'))).toHaveLength(1);
+    expect(runs.length - before).toBe(1);
+  });
+});

@@ -23,6 +23,15 @@ describe('slow mode in memory', () => {
     expect(await limit.take(c, 'ann', rate)).toBeGreaterThan(0);
   });
 
+  it('grants exactly the burst of twelve comments taken at once', async () => {
+    const limit = slowMode(undefined);
+    const c = channel();
+    const waits = await Promise.all(
+      Array.from({ length: 12 }, () => limit.take(c, 'ann', { intervalSeconds: 30, burst: 3 })),
+    );
+    expect(waits.filter((w) => w === 0)).toHaveLength(3);
+  });
+
   it('with a burst of one, allows exactly one per interval', async () => {
     const limit = slowMode(undefined);
     const rate = { intervalSeconds: 10, burst: 1 };
@@ -37,6 +46,17 @@ const redis = await connectTestRedis('comment slow mode in Redis');
 describe.skipIf(redis === null)('slow mode in Redis, shared by replicas', () => {
   afterAll(async () => {
     await redis?.quit();
+  });
+
+  it('grants exactly the burst of twelve comments taken at once on two replicas', async () => {
+    const [a, b] = [slowMode(redis ?? undefined), slowMode(redis ?? undefined)];
+    const c = channel();
+    const waits = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        (i % 2 === 0 ? a : b).take(c, 'ann', { intervalSeconds: 30, burst: 3 }),
+      ),
+    );
+    expect(waits.filter((w) => w === 0)).toHaveLength(3);
   });
 
   it("counts a user's comments on every replica together", async () => {

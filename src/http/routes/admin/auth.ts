@@ -39,7 +39,9 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           'Every refusal is the same 401 invalid_credentials. After ADMIN_LOGIN_MAX_FAILURES failures from ' +
           'one client IP within ADMIN_LOGIN_WINDOW_MINUTES, that IP gets 429 login_locked with Retry-After ' +
-          'for ADMIN_LOGIN_LOCK_MINUTES; repeated failures for one account slow its logins down.',
+          'for ADMIN_LOGIN_LOCK_MINUTES; repeated failures for one account slow its logins down. Attempts ' +
+          'are counted before the password is checked, so requests sent at once get no more checks: the ' +
+          'ones past the limit are 429 login_locked too.',
         body: loginBody,
         response: { 200: loginResponse, 400: problemSchema, 401: problemSchema, 429: problemSchema },
       },
