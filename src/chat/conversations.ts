@@ -96,9 +96,9 @@ async function listInputs(deps: Pick<ChatDeps, 'cache' | 'contacts' | 'reads'>, 
 }
 type ListInputs = NonNullable<Awaited<ReturnType<typeof listInputs>>>;
 
-function freshnessOf({ list, reads }: ListInputs): Freshness {
-  let stale = list.stale;
-  let fetchedAt = list.fetchedAt;
+/** Several reads as one: stale if any is, as old as the oldest. */
+export function freshnessOfAll(reads: readonly [Freshness, ...Freshness[]]): Freshness {
+  let [{ stale, fetchedAt }] = reads;
   for (const read of reads) {
     stale ||= read.stale;
     fetchedAt = Math.min(fetchedAt, read.fetchedAt);
@@ -123,7 +123,7 @@ export async function conversationsOf(
 ): Promise<{ items: ConversationSummary[]; freshness: Freshness }> {
   const inputs = await listInputs(deps, userId);
   if (inputs === null) return { items: [], freshness: { stale: false, fetchedAt: Date.now() } };
-  return { items: summariesOf(inputs), freshness: freshnessOf(inputs) };
+  return { items: summariesOf(inputs), freshness: freshnessOfAll([inputs.list, ...inputs.reads]) };
 }
 
 /** A user's CSAT ratings of one kind of target (decision 029): target id → stars. */
@@ -203,14 +203,14 @@ export async function ratedConversationListOf(
     known !== undefined &&
     known.inputs.length === identities.length &&
     known.inputs.every((input, i) => input === identities[i]);
-  if (same) return { record: known.answer, freshness: freshnessOf(inputs) };
+  if (same) return { record: known.answer, freshness: freshnessOfAll([inputs.list, ...inputs.reads]) };
   const items = summariesOf(inputs).map((item) => {
     const rating = rated.get(item.id);
     return rating === undefined ? item : { ...item, rated: true, rating };
   });
   const answer = tagged({ items });
   listAnswers.set(inputs.markers, { inputs: identities, answer });
-  return { record: answer, freshness: freshnessOf(inputs) };
+  return { record: answer, freshness: freshnessOfAll([inputs.list, ...inputs.reads]) };
 }
 
 export interface NewMessage {

@@ -10,7 +10,7 @@ import {
   conversationView,
   lastMessageOf,
 } from './conversation-views.ts';
-import { type TicketView, ticketView } from './ticket-views.ts';
+import { lastTeamPartAt, type TicketView, ticketView } from './ticket-views.ts';
 import { createInvalidationBus } from './invalidation-bus.ts';
 import type { SupportCacheInvalidator } from './invalidation.ts';
 import { type CachedRead, createReadCache } from './read-cache.ts';
@@ -42,6 +42,13 @@ export interface ConversationDerived {
 }
 export type OwnedConversation = Owned<ConversationView, ConversationDerived>;
 
+/** What the ticket badge needs beyond the view. */
+export interface TicketDerived {
+  /** `lastTeamPartAt` of the view: only what the user can see makes a ticket unread. */
+  readonly lastTeamPartAt: number | null;
+}
+export type OwnedTicket = Owned<TicketView, TicketDerived>;
+
 export interface ContactList<T> {
   readonly items: readonly T[];
 }
@@ -49,7 +56,7 @@ export interface ContactList<T> {
 export interface SupportCache extends SupportCacheInvalidator {
   conversation(id: string): Promise<CachedRead<OwnedConversation>>;
   conversations(contactId: string): Promise<CachedRead<ContactList<ConversationListItem>>>;
-  ticket(id: string): Promise<CachedRead<Owned<TicketView>>>;
+  ticket(id: string): Promise<CachedRead<OwnedTicket>>;
   tickets(contactId: string): Promise<CachedRead<ContactList<Ticket>>>;
   close(): Promise<void>;
 }
@@ -121,13 +128,14 @@ export async function createSupportCache(options: SupportCacheOptions): Promise<
         return owned(found.contacts, view, { lastMessage: lastMessageOf(view) });
       }),
   });
-  const ticket = createReadCache<Owned<TicketView>>({
+  const ticket = createReadCache<OwnedTicket>({
     ttlMs,
     max,
     load: (id) =>
       orMissing(async () => {
         const found = await intercom.getTicket(id);
-        return owned(found.contacts, ticketView(found), undefined);
+        const view = ticketView(found);
+        return owned(found.contacts, view, { lastTeamPartAt: lastTeamPartAt(view) });
       }),
   });
   const conversations = createReadCache<ContactList<ConversationListItem>>({

@@ -86,3 +86,17 @@ export function ticketView(ticket: Ticket): TicketView {
     }));
   return { ...ticketSummary(ticket), parts };
 }
+
+/**
+ * When the team last did something the user sees in the ticket (a reply or a state change), in ms; null
+ * when it never did. Notes, tags and attribute changes move Intercom's `updated_at`, never this (issue 33).
+ */
+export function lastTeamPartAt(view: TicketView): number | null {
+  let last: number | null = null;
+  for (const part of view.parts) {
+    if (part.author.type === 'user') continue;
+    const at = Date.parse(part.createdAt);
+    if (last === null || at > last) last = at;
+  }
+  return last;
+}

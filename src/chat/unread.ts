@@ -1,10 +1,10 @@
-import { type ChatDeps, conversationsOf } from './conversations.ts';
-import { ticketsOf } from './tickets.ts';
+import { type ChatDeps, conversationsOf, freshnessOfAll } from './conversations.ts';
+import { unseenTicketsOf } from './tickets.ts';
 
 export interface Unread {
   /** Messages from the team the user has not read, across every request. */
   readonly conversations: number;
-  /** Tickets changed since the user last looked at them (decision 020). */
+  /** Tickets where the team replied or moved the state since the user last looked (decision 020). */
   readonly tickets: number;
   /** Published posts past the user's read marker, by channel. */
   readonly channels: Record<string, number>;
@@ -17,20 +17,15 @@ export interface UnreadDeps extends Pick<ChatDeps, 'cache' | 'contacts' | 'reads
 
 /** The badges of API.md's `/api/unread`, from the support cache and the channel read tables. */
 export async function unreadOf(deps: UnreadDeps, userId: string) {
-  const [conversations, tickets, seen, channels] = await Promise.all([
+  const [conversations, tickets, channels] = await Promise.all([
     conversationsOf(deps, userId),
-    ticketsOf(deps, userId),
-    deps.reads.seen(userId),
+    unseenTicketsOf(deps, userId),
     deps.channelsUnread(userId),
   ]);
   const unread: Unread = {
     conversations: conversations.items.reduce((sum, c) => sum + c.unreadCount, 0),
-    tickets: tickets.items.filter((t) => (seen.get(t.id)?.getTime() ?? -1) < Date.parse(t.updatedAt)).length,
+    tickets: tickets.count,
     channels,
   };
-  const freshness = {
-    stale: conversations.freshness.stale || tickets.freshness.stale,
-    fetchedAt: Math.min(conversations.freshness.fetchedAt, tickets.freshness.fetchedAt),
-  };
-  return { unread, freshness };
+  return { unread, freshness: freshnessOfAll([conversations.freshness, tickets.freshness]) };
 }

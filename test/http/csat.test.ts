@@ -2,7 +2,7 @@ import { sql } from 'slonik';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { useRunningApp } from '../support/app.ts';
-import { clientApi, requireSandbox, sandboxCalls } from '../support/chat.ts';
+import { clientApi, requireSandbox, sandboxCalls, webhooksSettled } from '../support/chat.ts';
 import { eventually } from '../support/eventually.ts';
 
 // The polls' own cost is what these tests count: the notes at Intercom (which touch the rated records there)
@@ -50,16 +50,7 @@ async function ticketOf(user: string, resolved: boolean): Promise<string> {
 const rateAs = (user: string, body: Record<string, unknown>, headers?: Record<string, string>) =>
   api.post(user, '/csat', body, headers);
 
-/** Every webhook the sandbox sent has been processed: no invalidation is still on its way. */
-async function webhooksSettled(): Promise<void> {
-  await sandbox().operator.webhooksIdle();
-  await eventually(
-    () =>
-      service.db.pool.oneFirst(sql.type(z.object({ pending: z.number() }))`
-        SELECT count(*)::int AS pending FROM processed_events WHERE processed_at IS NULL AND failed_at IS NULL`),
-    (pending) => pending === 0,
-  );
-}
+const settled = () => webhooksSettled(sandbox(), service.db.pool);
 
 describe('POST /api/csat', () => {
   it("rates the caller's closed conversation: 201, then the same rating is a 200 no-op, another one 409", async () => {
@@ -184,7 +175,7 @@ describe('POST /api/csat', () => {
 describe('the rated overlay on the conversation and ticket polls', () => {
   it('shows rated and rating on /conversations/:id and rated on /conversations, with new ETags', async () => {
     const id = await closedConversation('jane');
-    await webhooksSettled();
+    await settled();
     const before = await api.get('jane', `/conversations/${id}`);
     const listBefore = await api.get('jane', '/conversations');
     expect(conversationRow.parse(before.json)).toEqual({ id, rated: false });
@@ -218,7 +209,7 @@ describe('the rated overlay on the conversation and ticket polls', () => {
     await api.post('lena', '/conversations', { text: 'So that I have a contact' });
     const id = await ticketOf('lena', true);
     const other = await ticketOf('lena', true);
-    await webhooksSettled();
+    await settled();
     const before = await api.get('lena', `/tickets/${id}`);
     const listBefore = await api.get('lena', '/tickets');
     expect(ticketRow.parse(before.json)).toEqual({ id, state: 'resolved', rated: false });

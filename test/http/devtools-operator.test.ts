@@ -351,10 +351,12 @@ describe('devtools operator actions', () => {
       close: 'POST /api/devtools/conversations/{id}/close',
       snooze: 'POST /api/devtools/conversations/{id}/snooze',
       open: 'POST /api/devtools/conversations/{id}/reopen',
+      assign: 'POST /api/devtools/conversations/{id}/assign',
       createTicket: 'POST /api/devtools/tickets',
       setTicketState: 'POST /api/devtools/tickets/{id}/state',
       resolveTicket: 'POST /api/devtools/tickets/{id}/state',
       replyToTicket: 'POST /api/devtools/tickets/{id}/reply',
+      noteOnTicket: 'POST /api/devtools/tickets/{id}/note',
       deleteContact: 'POST /api/devtools/wipe-contact',
       archiveContact: 'POST /api/devtools/archive-contact',
     };
@@ -396,6 +398,8 @@ const DEVTOOLS_PATHS = [
   '/api/devtools/tickets/1/state',
   '/api/devtools/conversations/1/note',
   '/api/devtools/tickets/1/reply',
+  '/api/devtools/conversations/1/assign',
+  '/api/devtools/tickets/1/note',
 ];
 
 async function expectNotMounted(base: string): Promise<void> {

@@ -1,4 +1,8 @@
+import { sql } from 'slonik';
+import { z } from 'zod';
+import type { DatabasePool } from '../../src/db/pool.ts';
 import type { IntercomSandbox } from '../../src/integrations/intercom/sandbox/index.ts';
+import { eventually } from './eventually.ts';
 import { bearer, TEST_SECRETS } from './app.ts';
 import { sessionToken } from './jwt.ts';
 
@@ -40,4 +44,15 @@ export const sandboxCalls = (sandbox: IntercomSandbox, method: string, prefix: s
 export function requireSandbox(sandbox: IntercomSandbox | null): IntercomSandbox {
   if (!sandbox) throw new Error('the app runs without the Intercom sandbox');
   return sandbox;
+}
+
+/** Every webhook the sandbox sent has been processed: no invalidation is still on its way. */
+export async function webhooksSettled(sandbox: IntercomSandbox, pool: DatabasePool): Promise<void> {
+  await sandbox.operator.webhooksIdle();
+  await eventually(
+    () =>
+      pool.oneFirst(sql.type(z.object({ pending: z.number() }))`
+        SELECT count(*)::int AS pending FROM processed_events WHERE processed_at IS NULL AND failed_at IS NULL`),
+    (pending) => pending === 0,
+  );
 }

@@ -1,29 +1,22 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { conversationFor } from '../../../chat/conversations.ts';
-import { ownedTicket } from '../../../chat/tickets.ts';
-import { ticketStateSchema } from '../../../chat/ticket-views.ts';
 import { contactOfUser } from '../../../chat/user-contacts.ts';
 import { invalidTransition, notFound } from '../../../lib/domain-error.ts';
-import { blockText, lineText } from '../../../lib/text-rules.ts';
+import { blockText } from '../../../lib/text-rules.ts';
 import { userOf } from '../../plugins/auth.ts';
 import { problemSchema } from '../../problem.ts';
-import {
-  operatorActionSchema,
-  operatorActionView,
-  operatorTicketSchema,
-  operatorTicketView,
-} from '../../views/api/devtools-operator.ts';
+import { operatorActionSchema, operatorActionView } from '../../views/api/devtools-operator.ts';
 import { sessionSecurity } from './conventions.ts';
 import { providerId, supportErrors } from './support-schemas.ts';
 
-const tags = ['devtools'];
-const security = sessionSecurity;
-const params = z.object({ id: providerId });
+export const tags = ['devtools'];
+export const security = sessionSecurity;
+export const params = z.object({ id: providerId });
 /** The support routes' refusals, and 409 for an action that changes nothing (closing a closed one). */
-const errors = { ...supportErrors, 409: problemSchema };
-const accepted = <S extends z.ZodType>(schema: S) => ({ 202: schema, ...errors });
-const description =
+export const errors = { ...supportErrors, 409: problemSchema };
+export const accepted = <S extends z.ZodType>(schema: S) => ({ 202: schema, ...errors });
+export const description =
   "Sandbox only, on the caller's own records (403 otherwise). The sandbox operator acts, and the change " +
   'reaches the service as a signed webhook, as in production: it shows on the next poll once processed.';
 
@@ -34,8 +27,8 @@ const snoozeUntil = z.iso
   .refine((value) => Date.parse(value) < Date.now() + 366 * 86_400_000, 'must be within a year');
 
 /**
- * What a teammate does in Intercom's inbox, to the caller's own conversations and tickets, done through the
- * sandbox operator, so that each change reaches the service as Intercom's signed webhook would (API.md
+ * What a teammate does in Intercom's inbox, to the caller's own conversations and contact (the tickets' are
+ * in devtools-operator-tickets.ts), done through the sandbox operator, so that each change reaches the service as Intercom's signed webhook would (API.md
  * devtools). Ownership is checked as every support route checks it, through the read cache: 404 unknown,
  * 403 someone else's, and nothing is sent then. Registered by devtools.ts when the sandbox stands in for
  * Intercom (ENABLE_DEVTOOLS=1, never in production).
@@ -120,60 +113,24 @@ export const devtoolsOperatorRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   app.post(
-    '/devtools/tickets',
+    '/devtools/conversations/:id/assign',
     {
       schema: {
-        operationId: 'devtoolsCreateTicket',
+        operationId: 'devtoolsAssignConversation',
         tags,
         security,
-        summary: 'A teammate opens a ticket for the caller (submitted)',
-        description,
-        body: z.strictObject({
-          title: lineText({ max: 200 }),
-          description: blockText({ max: 10_000 }).optional(),
-        }),
-        response: { 201: operatorTicketSchema, ...errors },
-      },
-    },
-    async (request, reply) => {
-      const contactId = await sandboxContact(userOf(request));
-      const { title, description } = request.body;
-      const result = await operator.createTicket({
-        contactId,
-        title,
-        ...(description === undefined ? {} : { description }),
-      });
-      return reply.code(201).send(operatorTicketView(result));
-    },
-  );
-
-  app.post(
-    '/devtools/tickets/:id/state',
-    {
-      schema: {
-        operationId: 'devtoolsSetTicketState',
-        tags,
-        security,
-        summary: 'A teammate moves the ticket to a state; resolved pushes the CSAT prompt',
+        summary: 'A teammate assigns the conversation to themselves (the user never sees it)',
         description:
-          `${description} \`resolved\` sends \`ticket.state.updated\` then \`ticket.resolved\`, ` +
-          'whose push carries `csat`.',
+          `${description} The assignment comes as \`conversation.admin.assigned\`: it refreshes the ` +
+          'cached conversation, and neither shows in the messages nor raises the unread badge.',
         params,
-        body: z.strictObject({ state: ticketStateSchema }),
         response: accepted(operatorActionSchema),
       },
     },
     async (request, reply) => {
       const { id } = request.params;
-      const { state } = request.body;
-      await ownedTicket(chat, userOf(request), id);
-      const ticket = sandboxRecord(records.tickets.get(id), 'Ticket');
-      if (ticket.category === state) throw invalidTransition(`The ticket is ${state} already`);
-      const result =
-        state === 'resolved'
-          ? await operator.resolveTicket(id)
-          : await operator.setTicketState(id, { state });
-      return reply.code(202).send(operatorActionView(result));
+      await ownConversation(userOf(request), id);
+      return reply.code(202).send(operatorActionView(await operator.assign(id)));
     },
   );
 
@@ -202,29 +159,6 @@ export const devtoolsOperatorRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   app.post(
-    '/devtools/tickets/:id/reply',
-    {
-      schema: {
-        operationId: 'devtoolsReplyToTicket',
-        tags,
-        security,
-        summary: "A teammate replies on the caller's ticket; the reply pushes `ticket`",
-        description: `${description} The reply comes as \`ticket.admin.replied\`.`,
-        params,
-        body: z.strictObject({ text: blockText({ max: 10_000 }) }),
-        response: accepted(operatorActionSchema),
-      },
-    },
-    async (request, reply) => {
-      const { id } = request.params;
-      await ownedTicket(chat, userOf(request), id);
-      sandboxRecord(records.tickets.get(id), 'Ticket');
-      const result = await operator.replyToTicket(id, { body: request.body.text });
-      return reply.code(202).send(operatorActionView(result));
-    },
-  );
-
-  app.post(
     '/devtools/archive-contact',
     {
       schema: {
@@ -246,19 +180,9 @@ export const devtoolsOperatorRoutes: FastifyPluginAsyncZod = async (app) => {
       return reply.code(204).send(null);
     },
   );
-
-  /**
-   * The caller's contact, made on first use. A mapping the sandbox does not know (it restarted with the
-   * service, and `user_contacts` remembers its old contacts) is renewed, as opening a request renews it.
-   */
-  async function sandboxContact(userId: string): Promise<string> {
-    const contactId = await chat.contacts.contactFor(userId);
-    if (records.contacts.has(contactId)) return contactId;
-    return chat.contacts.renew(userId, contactId);
-  }
 };
 
-function sandboxRecord<T>(record: T | undefined, what: string): T {
+export function sandboxRecord<T>(record: T | undefined, what: string): T {
   if (record === undefined) throw notFound(`${what} not found`);
   return record;
 }

@@ -19,6 +19,7 @@ import { limitParam } from '../../cursor.ts';
 import { problemSchema } from '../../problem.ts';
 import { providerId } from './support-schemas.ts';
 import { devtoolsOperatorRoutes } from './devtools-operator.ts';
+import { devtoolsOperatorTicketRoutes } from './devtools-operator-tickets.ts';
 import { blockText } from '../../../lib/text-rules.ts';
 
 const DEVICE_PROJECTIONS = ['devices'];
@@ -97,8 +98,10 @@ export const devtoolsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   const { sandbox } = support;
   if (sandbox) {
-    // The sandbox's other operator actions (close, snooze, reopen; open and move a ticket).
+    // The sandbox's other operator actions (close, snooze, reopen, assign, note; open, move, answer and
+    // note a ticket).
     await app.register(devtoolsOperatorRoutes);
+    await app.register(devtoolsOperatorTicketRoutes);
     app.post(
       '/devtools/operator-reply',
       {

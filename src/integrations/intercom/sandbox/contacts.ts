@@ -114,6 +114,13 @@ export function tagContact(
 }
 
 /** Tagging twice keeps the first application. */
+/** A tag applied to a record, and whether this call applied it (a second application keeps the first). */
+export interface TagOutcome {
+  readonly tag: Tag;
+  readonly applied: AppliedTag;
+  readonly added: boolean;
+}
+
 export function applyTag(
   state: SandboxState,
   tags: AppliedTag[],

@@ -171,7 +171,10 @@ export function conversationsRoutes(app: FastifyInstance, context: SandboxContex
   app.post('/conversations/:id/tags', async (request) => {
     const { id } = parse(idParams, request.params);
     const body = parse(z.object({ id: z.string().min(1), admin_id: adminId }), request.body);
-    const { tag, applied } = tagConversation(state, id, body.id, body.admin_id);
+    const { tag, applied, added } = tagConversation(state, id, body.id, body.admin_id);
+    if (added) {
+      void notifyConversation(context, 'conversation_part.tag.created', requireConversation(state, id), []);
+    }
     return renderTag(tag, applied);
   });
 }

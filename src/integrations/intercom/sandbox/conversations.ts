@@ -1,10 +1,9 @@
 import { extname } from 'node:path';
-import { adminAuthor, applyTag, requireContact, requireTag } from './contacts.ts';
+import { adminAuthor, applyTag, requireContact, requireTag, type TagOutcome } from './contacts.ts';
 import { notFound } from './errors.ts';
 import { textToHtml } from './html.ts';
 import {
   seconds,
-  type AppliedTag,
   type Attachment,
   type Author,
   type Contact,
@@ -12,7 +11,6 @@ import {
   type ConversationState,
   type Part,
   type SandboxState,
-  type Tag,
 } from './state.ts';
 
 export function requireConversation(state: SandboxState, id: string): Conversation {
@@ -138,6 +136,17 @@ export function addAdminPart(state: SandboxState, conversationId: string, input:
   return append(state, conversation, { partType, body: textToHtml(input.body), author, attachments });
 }
 
+/**
+ * A teammate assigns the conversation to themselves: an `assignment` part with no body, which the user
+ * never sees (Intercom allows a message with it; the sandbox does not).
+ */
+export function assignConversation(state: SandboxState, conversationId: string, adminId: string): Part {
+  const conversation = requireConversation(state, conversationId);
+  const author = adminAuthor(state, adminId);
+  conversation.adminAssigneeId = Number(adminId);
+  return append(state, conversation, { partType: 'assignment', body: null, author, attachments: [] });
+}
+
 export type StateChange =
   | { readonly to: 'closed'; readonly body?: string | undefined }
   | { readonly to: 'open' }
@@ -186,9 +195,14 @@ export function tagConversation(
   conversationId: string,
   tagId: string,
   adminId: string,
-): { readonly tag: Tag; readonly applied: AppliedTag } {
+): TagOutcome {
   const conversation = requireConversation(state, conversationId);
   const tag = requireTag(state, tagId);
   adminAuthor(state, adminId);
-  return { tag, applied: applyTag(state, conversation.tags, tagId, adminId) };
+  const before = conversation.tags.length;
+  const applied = applyTag(state, conversation.tags, tagId, adminId);
+  const added = conversation.tags.length > before;
+  // A new tag changes the record: its `updated_at` moves, though the user sees nothing new.
+  if (added) conversation.updatedAt = applied.appliedAt;
+  return { tag, applied, added };
 }

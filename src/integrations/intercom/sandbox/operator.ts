@@ -3,6 +3,7 @@ import { deleteContact, setArchived } from './contacts.ts';
 import { notifyConversation, notifyTicket, type SandboxContext } from './context.ts';
 import {
   addAdminPart,
+  assignConversation,
   changeState,
   requireConversation,
   stateChangeTopic,
@@ -10,7 +11,7 @@ import {
 } from './conversations.ts';
 import type { Fault, Faults } from './faults.ts';
 import type { Attachment } from './state.ts';
-import { changeTicketState, createTicket, replyToTicket, requireTicket } from './tickets.ts';
+import { changeTicketState, createTicket, noteOnTicket, replyToTicket, requireTicket } from './tickets.ts';
 import type { Delivery, Notification, ReleaseOrder } from './webhooks.ts';
 
 // What a teammate does in Intercom's inbox, and the knobs tests turn. Each action changes the records,
@@ -71,11 +72,14 @@ export interface SandboxOperator {
   snooze(conversationId: string, input: Input<'snooze'>): Promise<ActionResult>;
   /** Reopens a closed conversation, or unsnoozes a snoozed one. */
   open(conversationId: string, input?: Input<'open'>): Promise<ActionResult>;
+  /** Assigns the conversation to the teammate: a part the user never sees. */
+  assign(conversationId: string, input?: Input<'open'>): Promise<ActionResult>;
   createTicket(input: Input<'createTicket'>): Promise<ActionResult>;
   setTicketState(ticketId: string, input: Input<'setTicketState'>): Promise<ActionResult>;
   /** Moves the ticket to resolved: `ticket.state.updated`, then `ticket.resolved`. */
   resolveTicket(ticketId: string, input?: Input<'resolveTicket'>): Promise<ActionResult>;
   replyToTicket(ticketId: string, input: Input<'reply'>): Promise<ActionResult>;
+  noteOnTicket(ticketId: string, input: Input<'note'>): Promise<ActionResult>;
   archiveContact(contactId: string): void;
   /** Development: the contact is gone, as if deleted in Intercom (no webhook). */
   deleteContact(contactId: string): void;
@@ -143,6 +147,8 @@ export function createOperator(context: SandboxContext, faults: Faults): Sandbox
     close: (id, input) => stateChange(id, admin(input), { to: 'closed', body: input?.body }),
     snooze: (id, input) => stateChange(id, admin(input), { to: 'snoozed', until: input.until }),
     open: (id, input) => stateChange(id, admin(input), { to: 'open' }),
+    assign: (id, input) =>
+      conversationPart(id, 'conversation.admin.assigned', () => assignConversation(state, id, admin(input))),
     async createTicket(input) {
       const ticket = createTicket(state, { ...input, adminId: admin(input) });
       return done(await notifyTicket(context, 'ticket.created', ticket), ticket.id);
@@ -160,6 +166,10 @@ export function createOperator(context: SandboxContext, faults: Faults): Sandbox
     async replyToTicket(id, input) {
       const part = replyToTicket(state, id, admin(input), input.body, attachments(input));
       return done(await notifyTicket(context, 'ticket.admin.replied', requireTicket(state, id)), part.id);
+    },
+    async noteOnTicket(id, input) {
+      const part = noteOnTicket(state, id, admin(input), input.body);
+      return done(await notifyTicket(context, 'ticket.note.created', requireTicket(state, id)), part.id);
     },
     archiveContact(contactId) {
       setArchived(state, contactId, true);

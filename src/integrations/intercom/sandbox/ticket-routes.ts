@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { adminId } from './contact-routes.ts';
-import type { SandboxContext } from './context.ts';
+import { notifyTicket, type SandboxContext } from './context.ts';
 import { parse } from './errors.ts';
 import { renderTag, renderTicket, renderTicketPart } from './render.ts';
 import { matches, paginate, searchRequest, type Fields } from './search.ts';
@@ -16,7 +16,8 @@ const ticketFields: Fields<Ticket> = {
   updated_at: (ticket) => [ticket.updatedAt],
 };
 
-export function ticketsRoutes(app: FastifyInstance, { state }: SandboxContext): void {
+export function ticketsRoutes(app: FastifyInstance, context: SandboxContext): void {
+  const { state } = context;
   app.get('/tickets/:id', async (request) => {
     const { id } = parse(z.object({ id: z.string().min(1) }), request.params);
     return renderTicket(state, requireTicket(state, id));
@@ -43,7 +44,9 @@ export function ticketsRoutes(app: FastifyInstance, { state }: SandboxContext): 
       }),
       request.body,
     );
-    return renderTicketPart(noteOnTicket(state, id, body.admin_id, body.body));
+    const part = noteOnTicket(state, id, body.admin_id, body.body);
+    void notifyTicket(context, 'ticket.note.created', requireTicket(state, id));
+    return renderTicketPart(part);
   });
 
   app.post('/tickets/:id/tags', async (request) => {

@@ -1,15 +1,13 @@
-import { adminAuthor, applyTag, requireContact, requireTag } from './contacts.ts';
+import { adminAuthor, applyTag, requireContact, requireTag, type TagOutcome } from './contacts.ts';
 import { IntercomError } from './errors.ts';
 import { textToHtml } from './html.ts';
 import { defaultTicketLabel } from './render.ts';
 import {
   seconds,
-  type AppliedTag,
   type Attachment,
   type SandboxState,
   type Ticket,
   type TicketCategory,
-  type Tag,
   type TicketPart,
 } from './state.ts';
 
@@ -100,14 +98,14 @@ export function noteOnTicket(
 }
 
 /** Tagging twice keeps the first application, as for conversations. */
-export function tagTicket(
-  state: SandboxState,
-  ticketId: string,
-  tagId: string,
-  adminId: string,
-): { readonly tag: Tag; readonly applied: AppliedTag } {
+export function tagTicket(state: SandboxState, ticketId: string, tagId: string, adminId: string): TagOutcome {
   const ticket = requireTicket(state, ticketId);
   const tag = requireTag(state, tagId);
   adminAuthor(state, adminId);
-  return { tag, applied: applyTag(state, ticket.tags, tagId, adminId) };
+  const before = ticket.tags.length;
+  const applied = applyTag(state, ticket.tags, tagId, adminId);
+  const added = ticket.tags.length > before;
+  // As for conversations: `updated_at` moves, and the user sees nothing new.
+  if (added) ticket.updatedAt = applied.appliedAt;
+  return { tag, applied, added };
 }
