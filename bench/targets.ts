@@ -12,15 +12,10 @@ import { migrate } from '../src/db/migrate.ts';
 import { type NotificationSettings, updateNotificationSettings } from '../src/push/notification-settings.ts';
 import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
 import { mintSessionToken } from '../src/dev/token.ts';
-import { type EventSourcing, startEventSourcing } from '../src/wiring/event-sourcing.ts';
-import { assembleApp } from '../src/wiring/app.ts';
-import { startPush } from '../src/wiring/push.ts';
-import {
-  intercomComplaintNotes,
-  intercomCsatNotes,
-  intercomOnceStarted,
-} from '../src/wiring/provider-notes.ts';
-import { startSupport, type SupportServices } from '../src/wiring/support.ts';
+import type { EventSourcing } from '../src/wiring/event-sourcing.ts';
+import { startService as startOwnService } from '../src/wiring/service.ts';
+import type { SupportServices } from '../src/wiring/support.ts';
+import { Registry } from 'prom-client';
 import { localStorage } from '../src/integrations/storage/local.ts';
 import type { ObjectStorage } from '../src/integrations/storage/port.ts';
 import { createLogger } from '../src/http/logger.ts';
@@ -146,49 +141,22 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
   await updateNotificationSettings(pool, BENCH_USER_ID, SEEDED);
 
   const storage = options.storage ?? localStorage(await temporaryDirectory('svc-bench-uploads-', teardown));
-  const push = await startPush({ config, pool, databaseUrl: url, logger });
-  const intercom = intercomOnceStarted();
-  const eventSourcing = await startEventSourcing({
+  const service = await startOwnService({
     config,
+    roles: config.ROLES,
+    name: 'bench',
     databaseUrl: url,
     pool,
     logger,
-    processorPorts: {
-      broadcast: (...post) => push.broadcaster.broadcast(...post),
-      csatNotes: intercomCsatNotes(intercom.get),
-      complaintNotes: intercomComplaintNotes(pool, intercom.get),
-    },
-  });
-  teardown.add('push queue and workers', () => push.close());
-  teardown.add('projections and event store', () => eventSourcing.stop());
-  // The bench runs production settings, but Intercom is the sandbox here.
-  const support = await startSupport({
-    config,
-    pool,
-    databaseUrl: url,
-    logger,
-    stamps: eventSourcing.changes,
-    sandboxInProduction: true,
-    dispatcher: push.dispatcher,
-  });
-  intercom.set(support.intercom);
-  await push.startWorkers(eventSourcing.store, support);
-  teardown.add('support chat', () => support.close());
-  const app = await assembleApp({
-    config,
-    pool,
-    logger,
-    store: eventSourcing.store,
-    waiter: eventSourcing.waiter,
-    projections: eventSourcing.projectionNames,
+    registry: new Registry(),
     storage,
-    support,
-    push,
-    changes: eventSourcing.changes,
+    // The bench runs production settings, but Intercom is the sandbox here.
+    support: { sandboxInProduction: true },
   });
+  teardown.add('service', () => service.stop());
+  const { app, eventSourcing, support } = service;
   const base = await listen(app);
-  support.listening(base);
-  teardown.add('service app', () => app.close());
+  service.listening(base);
 
   const { token } = mintSessionToken(config.JWT_SECRET, BENCH_USER_ID, TOKEN_TTL_SECONDS);
   const target = {

@@ -70,7 +70,7 @@ function documentOnlyServices(config: ResolvedConfig): HttpServices {
       inbox: idle.support.inbox,
       serviceUrl: () => idle.support.serviceUrl(),
     },
-    projections: [],
+    readiness: [],
     uploadCaps: {
       file: config.MAX_FILE_MB * mib,
       image: config.MAX_IMAGE_MB * mib,

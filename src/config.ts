@@ -26,7 +26,28 @@ export const envSchema = z
     LOG_FORMAT: choice(['auto', 'pretty', 'json'], 'auto'),
     DATA_DIR: z.preprocess(unsetIfEmpty, z.string().default('./.data')),
     DATABASE_URL: optionalUrl,
+    // Connections of this process's database pool; by default by its roles (docs/scale-out.md).
+    DATABASE_POOL_SIZE: optionalInt(1, 500),
     REDIS_URL: optionalUrl,
+    // What this process does: `api` serves HTTP, `worker` runs projections, processors and jobs.
+    ROLES: z.preprocess(
+      (v) => unsetIfEmpty(v) ?? 'api,worker',
+      z
+        .string()
+        .transform((v) => v.split(',').map((role) => role.trim()))
+        .pipe(z.array(z.enum(['api', 'worker'])).min(1))
+        .transform((roles) => [...new Set(roles)].sort()),
+    ),
+    // API processes on this machine, sharing PORT; more than one makes this process their supervisor.
+    API_PROCESSES: int(1, 64, 1),
+    // This process's name in its logs, its metrics and the heartbeat; by default its roles (`api+worker`).
+    PROCESS_NAME: z.preprocess(
+      unsetIfEmpty,
+      z
+        .string()
+        .regex(/^[\w.+-]{1,64}$/)
+        .optional(),
+    ),
     EVENT_STORE: choice(['postgres', 'kurrentdb'], 'postgres'),
     EVENTSTORE_URL: optionalString,
     JWT_SECRET: optionalString,
@@ -184,6 +205,8 @@ export function productionGuardFailures(config: Config): GuardFailure[] {
   if (!config.PUBLIC_BASE_URL)
     fail('PUBLIC_BASE_URL', 'must be set: chat attachments are links Intercom fetches from it');
   if (!config.DATABASE_URL) fail('DATABASE_URL', 'must be set: production never starts an embedded database');
+  if (config.API_PROCESSES > 1 && !config.REDIS_URL)
+    fail('REDIS_URL', 'must be set when API_PROCESSES > 1: processes share limits and caches through it');
   return failures;
 }
 

@@ -6,6 +6,7 @@ import type { EventStore } from '../../src/events/store/port.ts';
 import { createChangeFeed } from '../../src/projections/changes.ts';
 import { devicesProjection } from '../../src/projections/devices.ts';
 import { type ProjectionRunner, startProjectionRunner } from '../../src/projections/runner.ts';
+import { createLeaderLocks } from '../../src/db/leader-lock.ts';
 
 /** A 'progress' event of the runner: when (performance.now() ms) a batch up to `position` committed. */
 export interface Progress {
@@ -29,13 +30,14 @@ export function startDevicesRunner(options: {
   readonly logger: Logger;
   readonly batchSize: number | undefined;
 }): DevicesRunner {
+  const locks = createLeaderLocks({ connectionString: options.connectionString, logger: options.logger });
   // Without a connection string the feed hears only this runner: its batches, as they commit.
   const changes = createChangeFeed({ logger: options.logger });
   const runner = startProjectionRunner({
     changes,
     pool: options.pool,
     store: options.store,
-    connectionString: options.connectionString,
+    locks,
     projections: [devicesProjection],
     logger: options.logger,
     ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
@@ -86,5 +88,9 @@ export function startDevicesRunner(options: {
       signal.addEventListener('abort', onAbort, { once: true });
     });
 
-  return { runner, timeline, reach };
+  const stop = async () => {
+    await runner.stop();
+    await locks.close();
+  };
+  return { runner: { ...runner, stop }, timeline, reach };
 }

@@ -29,7 +29,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The database and the event store answer, and no projection has failed */
+        /** Everything this process's roles need answers (the database, the event store, …) */
         get: operations["checkReadiness"];
         put?: never;
         post?: never;

@@ -4,7 +4,12 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 
 const CHANNEL = 'support-cache:invalidate';
-const message = z.object({ origin: z.string(), keys: z.array(z.string()).max(1_000) });
+const message = z.object({
+  origin: z.string(),
+  keys: z.array(z.string()).max(1_000).optional(),
+  /** Everything: the sender could not share some invalidations while Redis was away from it. */
+  all: z.literal(true).optional(),
+});
 
 export interface InvalidationBus {
   /** Runs `apply` here at once and, through Redis, on every other replica. */
@@ -12,20 +17,31 @@ export interface InvalidationBus {
   close(): Promise<void>;
 }
 
+export interface InvalidationTargets {
+  /** Makes these keys' copies old. */
+  apply(keys: readonly string[]): void;
+  /** Makes every copy old: invalidations may have been missed. */
+  applyAll(): void;
+}
+
 /**
  * Fans cache invalidations out to every replica over Redis pub/sub, or stays local without Redis (one
- * replica). A replica skips its own messages: it applied them when it published. Redis being down costs
- * the other replicas freshness until their TTL runs out, never a failed request.
+ * replica). A replica skips its own messages: it applied them when it published. Pub/sub keeps nothing
+ * for a subscriber that is away, so nothing is lost by pretending it was not:
+ * - a subscriber that comes back (ioredis subscribes again by itself) takes every copy as old;
+ * - a replica that could not publish tells the others "everything" once Redis is back with it.
+ * Copies stay as the fallback while Intercom is re-read (decision 020), so a Redis outage costs reads,
+ * paced by the Intercom budget, never a failed request.
  */
 export async function createInvalidationBus(
-  apply: (keys: readonly string[]) => void,
+  targets: InvalidationTargets,
   redis: Redis | undefined,
   logger: Logger,
 ): Promise<InvalidationBus> {
   if (!redis) {
     return {
       publish(keys) {
-        apply(keys);
+        targets.apply(keys);
         return Promise.resolve();
       },
       close: () => Promise.resolve(),
@@ -34,8 +50,17 @@ export async function createInvalidationBus(
   const origin = randomUUID();
   // A subscribed connection can run no other command: it needs one of its own.
   const subscriber = redis.duplicate();
+  let subscribedOnce = false;
+  let owed = false;
   subscriber.on('error', (error: Error) => {
     logger.warn({ err: error }, 'support cache invalidation: redis subscriber error');
+  });
+  subscriber.on('ready', () => {
+    // Each reconnection after the first: whatever was published meanwhile never came.
+    if (subscribedOnce) {
+      logger.info('support cache invalidation: subscribed again; every copy is read again on its next use');
+      targets.applyAll();
+    }
   });
   subscriber.on('message', (channel: string, text: string) => {
     if (channel !== CHANNEL) return;
@@ -43,27 +68,46 @@ export async function createInvalidationBus(
     try {
       parsed = message.parse(JSON.parse(text));
     } catch {
-      logger.warn('support cache invalidation: malformed message ignored');
+      logger.warn('support cache invalidation: malformed message; every copy is read again');
+      targets.applyAll();
       return;
     }
-    if (parsed.origin !== origin) apply(parsed.keys);
+    if (parsed.origin === origin) return;
+    if (parsed.all === true) targets.applyAll();
+    else targets.apply(parsed.keys ?? []);
   });
+  const send = async (body: Omit<z.infer<typeof message>, 'origin'>) => {
+    try {
+      await redis.publish(CHANNEL, JSON.stringify({ origin, ...body }));
+      return true;
+    } catch (error) {
+      logger.warn({ err: error }, 'support cache invalidation not shared: redis unavailable');
+      owed = true;
+      return false;
+    }
+  };
+  const settle = () => {
+    if (!owed) return;
+    owed = false;
+    void send({ all: true });
+  };
+  redis.on('ready', settle);
   try {
     await subscriber.subscribe(CHANNEL);
+    subscribedOnce = true;
   } catch (error) {
     // ioredis subscribes again when the connection comes back; until then this replica relies on TTLs.
     logger.warn({ err: error }, 'support cache invalidation: not subscribed yet, redis unavailable');
+    subscribedOnce = true;
   }
   return {
     async publish(keys) {
-      apply(keys);
-      try {
-        await redis.publish(CHANNEL, JSON.stringify({ origin, keys }));
-      } catch (error) {
-        logger.warn({ err: error }, 'support cache invalidation not shared: redis unavailable');
-      }
+      targets.apply(keys);
+      if (owed) settle();
+      else await send({ keys: [...keys] });
     },
     async close() {
+      redis.off('ready', settle);
       await subscriber.quit().catch(() => undefined);
     },
   };

@@ -29,6 +29,8 @@ export interface ReadCache<T> {
   read(key: string): Promise<CachedRead<T>>;
   /** The next read of `key` asks the provider again; the copy stays as the fallback for an outage. */
   invalidate(key: string): void;
+  /** `invalidate` for every key at once: invalidations may have been missed. */
+  invalidateAll(): void;
   /** Forgets every copy (a contact wiped in development). */
   delete(key: string): void;
 }
@@ -45,6 +47,7 @@ export interface ReadCache<T> {
 export function createReadCache<T extends object>(options: ReadCacheOptions<T>): ReadCache<T> {
   const now = options.now ?? Date.now;
   let clock = 0;
+  let allInvalidatedAt = 0;
   // Outlives no entry it could concern: an entry loaded before an invalidation older than the TTL has
   // expired by its own TTL anyway.
   const invalidatedAt = new LRUCache<string, number>({ max: options.max, ttl: options.ttlMs });
@@ -62,7 +65,7 @@ export function createReadCache<T extends object>(options: ReadCacheOptions<T>):
   });
 
   const outdated = (key: string, entry: Entry<T> | undefined) =>
-    entry !== undefined && entry.startedAt <= (invalidatedAt.get(key) ?? 0);
+    entry !== undefined && entry.startedAt <= Math.max(invalidatedAt.get(key) ?? 0, allInvalidatedAt);
 
   async function read(key: string): Promise<CachedRead<T>> {
     // Twice at most: once to join or start a load, once more if that load began before an invalidation.
@@ -88,6 +91,10 @@ export function createReadCache<T extends object>(options: ReadCacheOptions<T>):
     invalidate(key) {
       clock += 1;
       invalidatedAt.set(key, clock);
+    },
+    invalidateAll() {
+      clock += 1;
+      allInvalidatedAt = clock;
     },
     delete(key) {
       entries.delete(key);

@@ -157,11 +157,16 @@ export async function createSupportCache(options: SupportCacheOptions): Promise<
 
   const caches = { conversation, ticket, conversations, tickets } as const;
   const bus = await createInvalidationBus(
-    (keys) => {
-      for (const key of keys) {
-        const [kind, id] = splitKey(key);
-        if (kind !== null) caches[kind].invalidate(id);
-      }
+    {
+      apply: (keys) => {
+        for (const key of keys) {
+          const [kind, id] = splitKey(key);
+          if (kind !== null) caches[kind].invalidate(id);
+        }
+      },
+      applyAll: () => {
+        for (const cache of Object.values(caches)) cache.invalidateAll();
+      },
     },
     options.redis,
     options.logger,

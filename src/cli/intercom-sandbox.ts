@@ -1,11 +1,8 @@
-import { hkdfSync } from 'node:crypto';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { resolveSecrets } from '../dev/secrets.ts';
-import { startIntercomSandbox } from '../integrations/intercom/sandbox/index.ts';
-import { SANDBOX_RECORDS_FILE } from '../wiring/support.ts';
+import { startSharedSandbox } from '../wiring/shared-sandbox.ts';
 
 const DEFAULT_PORT = 3100;
 
@@ -14,12 +11,6 @@ const portOf = (value: string | undefined): number => {
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error('--port must be a port number');
   return n;
 };
-
-/** Stable across restarts: derived from the development secrets kept in DATA_DIR. */
-const derived = (secret: string, purpose: string) =>
-  Buffer.from(hkdfSync('sha256', secret, '', `standalone-intercom-sandbox-${purpose}`, 24)).toString(
-    'base64url',
-  );
 
 /**
  * The Intercom sandbox as a process of its own, so that several replicas of the service share one support
@@ -35,24 +26,17 @@ export async function runIntercomSandbox(config: Config, logger: Logger, args: s
   });
   const webhookUrl = new URL(values['webhook-url'] ?? `http://127.0.0.1:${config.PORT}/webhooks/support`)
     .href;
-  const { FILE_URL_SECRET } = await resolveSecrets(config);
-  const accessToken = derived(FILE_URL_SECRET, 'token');
-  const clientSecret = derived(FILE_URL_SECRET, 'client-secret');
-  const recordsFile = join(config.DATA_DIR, SANDBOX_RECORDS_FILE);
-  const sandbox = await startIntercomSandbox({
-    accessToken,
-    clientSecret,
-    webhookUrl,
-    webhookRetryDelayMs: 5_000,
+  const secrets = await resolveSecrets(config);
+  const {
+    sandbox,
     recordsFile,
-    logger,
-    port: portOf(values.port),
-  });
-  const settings = [
-    `SUPPORT_BASE_URL=${sandbox.url}`,
-    `SUPPORT_ACCESS_TOKEN=${accessToken}`,
-    `SUPPORT_CLIENT_SECRET=${clientSecret}`,
-  ];
+    settings: shared,
+  } = await startSharedSandbox(
+    { DATA_DIR: config.DATA_DIR, FILE_URL_SECRET: secrets.FILE_URL_SECRET },
+    { port: portOf(values.port), webhookUrl, logger },
+  );
+  const accessToken = shared.SUPPORT_ACCESS_TOKEN;
+  const settings = Object.entries(shared).map(([name, value]) => `${name}=${value}`);
   process.stdout.write(
     `Intercom sandbox listening on ${sandbox.url}; records in ${recordsFile}; webhooks to ${webhookUrl}.\n` +
       'Start each replica with these, and with what replicas share anyway: one DATABASE_URL, one\n' +

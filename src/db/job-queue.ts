@@ -17,6 +17,8 @@ export interface JobQueueOptions {
    * crashed worker set 1, so a job whose worker died is offered again within seconds.
    */
   readonly superviseIntervalSeconds?: number;
+  /** False: this process only sends jobs, and leaves the queue's upkeep to those that work it. Default true. */
+  readonly supervise?: boolean;
 }
 
 const SCHEMA = 'pgboss';
@@ -53,7 +55,7 @@ const watch = (boss: PgBoss, logger: Logger) => {
 
 /** Starts the queue (creating or migrating its schema under pg-boss's own advisory lock when needed). */
 export async function startJobQueue(options: JobQueueOptions): Promise<JobQueue> {
-  const boss = construct(options, { supervise: true });
+  const boss = construct(options, { supervise: options.supervise ?? true });
   watch(boss, options.logger);
   await boss.start();
   return boss;

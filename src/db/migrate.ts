@@ -8,7 +8,8 @@ const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
 
 /**
  * Applies every pending migration, then creates or migrates the job queue's schema. node-pg-migrate and
- * pg-boss each take an advisory lock, so replicas that start together apply each migration once.
+ * pg-boss each take an advisory lock and wait for it, so replicas that start together apply each
+ * migration once.
  */
 export async function migrate(databaseUrl: string, logger: Logger): Promise<string[]> {
   const applied = await runner({
@@ -18,6 +19,9 @@ export async function migrate(databaseUrl: string, logger: Logger): Promise<stri
     migrationsTable: MIGRATIONS_TABLE,
     checkOrder: true,
     singleTransaction: true,
+    // Replicas starting together wait for the first one's run (and then find nothing to do) instead of
+    // failing to start.
+    advisoryLockMode: 'wait',
     log: (msg: string) => {
       logger.debug({ migration: msg }, 'migration');
     },

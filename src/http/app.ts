@@ -30,6 +30,8 @@ export interface AppOptions {
   readonly version?: string;
   /** Where the app's metrics go; the projection runner registers its own there too. */
   readonly registry?: Registry;
+  /** What `/metrics` answers when it is more than `registry` (every process of a cluster). */
+  readonly metricsExposition?: () => Promise<string>;
 }
 
 /** The fastify app: its plugins, then every route, all reading `services` (decorated as `app.services`). */
@@ -84,7 +86,10 @@ export async function buildApp(services: HttpServices, options: AppOptions = {})
     origins: config.CORS_ORIGINS,
     production: config.NODE_ENV === 'production',
   });
-  await app.register(metricsPlugin, options.registry ? { registry: options.registry } : {});
+  await app.register(metricsPlugin, {
+    ...(options.registry ? { registry: options.registry } : {}),
+    ...(options.metricsExposition ? { exposition: options.metricsExposition } : {}),
+  });
   await app.register(openapiPlugin, {
     version: options.version ?? '0.0.0',
     publicBaseUrl: config.PUBLIC_BASE_URL,
@@ -97,7 +102,7 @@ export async function buildApp(services: HttpServices, options: AppOptions = {})
   app.addHook('onClose', () => {
     services.pace.stop();
   });
-  await app.register(healthRoutes);
+  await app.register(healthRoutes, { checks: services.readiness });
   await app.register(apiRoutes, { prefix: '/api' });
   await app.register(supportWebhookRoutes);
   // The signed links take no session, so they are limited per client IP, on counters of their own.

@@ -19,6 +19,7 @@ import type { Presence } from '../push/presence.ts';
 import type { PushBroadcaster } from '../push/queue-dispatcher.ts';
 import type { MediaLinks } from './media-links.ts';
 import type { PollPace } from './poll-pace.ts';
+import type { ReadinessCheck } from './routes/health.ts';
 
 /** What the routes use of the support services that wiring/support.ts starts. */
 export interface SupportParts extends Pick<ChatDeps, 'intercom' | 'contacts' | 'cache' | 'reads'> {
@@ -46,8 +47,8 @@ export interface HttpServices {
   readonly waiter: ProjectionWaiter;
   /** Where uploaded file bytes go. */
   readonly storage: ObjectStorage;
-  /** The projections this service runs: readiness reports theirs. */
-  readonly projections: readonly string[];
+  /** What /health/ready looks at in this process (its roles decide). */
+  readonly readiness: readonly ReadinessCheck[];
   /** Intercom (or its sandbox), the read cache, the contact mapping and the webhook inbox. */
   readonly support: SupportParts;
   /** Upload caps: bytes per kind (MAX_*_MB) and the image pixel cap (MAX_IMAGE_PIXELS). */

@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
 import { awaitStop, sleep } from '../lib/abortable.ts';
-import { runAsLeader } from '../db/leader-lock.ts';
+import { type LeaderLocks, runAsLeader } from '../db/leader-lock.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import { deleteFinishedNotifications } from '../chat/processed-events.ts';
 import { deletePushesBefore } from '../push/push-log.ts';
 
 export interface ProcessedEventsPrunerOptions {
   readonly pool: DatabasePool;
-  /** For the leader lock: one pruner runs across every replica. */
-  readonly connectionString: string;
+  /** This process's leader locks (one connection for every loop). */
+  readonly locks: LeaderLocks;
   readonly logger: Logger;
   /** How often old rows are looked for (default hourly). */
   readonly intervalMs?: number;
@@ -44,7 +44,7 @@ export function startProcessedEventsPruner(options: ProcessedEventsPrunerOptions
   const stopping = new AbortController();
   const loop = runAsLeader(
     {
-      connectionString: options.connectionString,
+      locks: options.locks,
       key: 'job:prune-processed-events',
       logger: options.logger,
       kind: 'job',

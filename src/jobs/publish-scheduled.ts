@@ -4,15 +4,15 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import { awaitStop, sleep } from '../lib/abortable.ts';
 import { handlePostCommand } from '../commands/posts.ts';
-import { runAsLeader } from '../db/leader-lock.ts';
+import { type LeaderLocks, runAsLeader } from '../db/leader-lock.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import type { EventStore } from '../events/store/port.ts';
 
 export interface ScheduledPublisherOptions {
   readonly pool: DatabasePool;
   readonly store: EventStore;
-  /** For the leader lock: one publisher runs across every replica. */
-  readonly connectionString: string;
+  /** This process's leader locks (one connection for every loop). */
+  readonly locks: LeaderLocks;
   readonly logger: Logger;
   /** How often due posts are looked for; well inside the 5 s the issue allows. */
   readonly intervalMs?: number;
@@ -66,7 +66,7 @@ export function startScheduledPublisher(options: ScheduledPublisherOptions): Sch
   const stopping = new AbortController();
   const loop = runAsLeader(
     {
-      connectionString: options.connectionString,
+      locks: options.locks,
       key: 'job:publish-scheduled',
       logger: options.logger,
       kind: 'job',

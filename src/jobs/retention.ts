@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { runAsLeader } from '../db/leader-lock.ts';
+import { type LeaderLocks, runAsLeader } from '../db/leader-lock.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import { CLICKS_HORIZON, raiseRetentionHorizon } from '../db/retention-horizons.ts';
 import { removeStaleTempFiles } from '../integrations/storage/local-temp.ts';
@@ -85,8 +85,8 @@ async function sweepTempFiles(options: PruneOptions, progress: RetentionProgress
 
 export interface RetentionJobOptions {
   readonly pool: DatabasePool;
-  /** For the leader lock: one pass at a time across every replica. */
-  readonly connectionString: string;
+  /** This process's leader locks (one connection for every loop). */
+  readonly locks: LeaderLocks;
   readonly logger: Logger;
   /** Where `retention_rows_pruned_total{table}` and `retention_temp_files_removed_total` go. */
   readonly registry?: Registry;
@@ -118,7 +118,7 @@ export function startRetentionJob(options: RetentionJobOptions): RetentionJob {
   const stopping = new AbortController();
   const loop = runAsLeader(
     {
-      connectionString: options.connectionString,
+      locks: options.locks,
       key: 'job:retention',
       logger,
       kind: 'job',

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { allPages, type SupportCache } from '../chat/support-cache.ts';
-import { runAsLeader } from '../db/leader-lock.ts';
+import { type LeaderLocks, runAsLeader } from '../db/leader-lock.ts';
 import type { IntercomClient } from '../integrations/intercom/client.ts';
 import { awaitStop, sleep } from '../lib/abortable.ts';
 
@@ -10,8 +10,8 @@ type SearchCalls = Pick<IntercomClient, 'searchConversationsUpdatedSince' | 'sea
 export interface SupportReconcilerOptions {
   readonly intercom: SearchCalls;
   readonly cache: Pick<SupportCache, 'invalidate'>;
-  /** For the leader lock: one replica asks Intercom, and the invalidations reach every replica. */
-  readonly connectionString: string;
+  /** This process's leader locks (one connection for every loop). */
+  readonly locks: LeaderLocks;
   readonly logger: Logger;
   /** How often Intercom is asked what changed (default a minute). */
   readonly intervalMs?: number;
@@ -78,7 +78,7 @@ export function startSupportReconciler(options: SupportReconcilerOptions): Suppo
   const stopping = new AbortController();
   const loop = runAsLeader(
     {
-      connectionString: options.connectionString,
+      locks: options.locks,
       key: 'job:support-reconcile',
       logger,
       kind: 'job',

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { DatabasePool } from 'slonik';
 import { awaitStop, isAborted, settledOrAborted, sleep } from '../lib/abortable.ts';
-import { runAsLeader } from '../db/leader-lock.ts';
+import { type LeaderLocks, runAsLeader } from '../db/leader-lock.ts';
 import { describeError } from '../lib/error-text.ts';
 import { comparePositions, type RecordedEvent } from '../events/envelope.ts';
 import type { EventStore } from '../events/store/port.ts';
@@ -27,15 +27,14 @@ export const defaultRetryPolicy: RetryPolicy = { maxAttempts: 5, baseDelayMs: 1_
 export interface ProcessorRunnerOptions {
   readonly pool: DatabasePool;
   readonly store: EventStore;
-  /** For the leader locks, which need connections of their own. */
-  readonly connectionString: string;
+  /** This process's leader locks (one connection for every loop). */
+  readonly locks: LeaderLocks;
   readonly processors: readonly Processor[];
   readonly logger: Logger;
   readonly registry?: Registry;
   /** Retries of a failing side effect; defaults to `defaultRetryPolicy` (5 attempts, waits from 1 s doubling). */
   readonly retry?: Partial<RetryPolicy>;
   readonly batchSize?: number;
-  readonly lockRetryMs?: number;
   /**
    * How long one attempt may take before it counts as failed (default 30 s). A provider that accepts the
    * connection and never answers would otherwise hold the processor, and every later event, for good.
@@ -160,10 +159,9 @@ export function startProcessorRunner(options: ProcessorRunnerOptions): Processor
   const run = (processor: Processor) =>
     runAsLeader(
       {
-        connectionString: options.connectionString,
+        locks: options.locks,
         key: `processor:${processor.name}`,
         logger,
-        retryMs: options.lockRetryMs,
         kind: 'processor',
         name: processor.name,
         errorBackoffMs: options.errorBackoffMs,

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import pg from 'pg';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { Notifications } from '../db/notifications.ts';
 import { comparePositions, type Position } from '../events/envelope.ts';
 
 /**
@@ -16,7 +16,7 @@ export interface ReadChanges {
   of(...scopes: readonly string[]): string;
   /**
    * The same for one scope whose changes may show late (counters): its token follows the scope's but
-   * moves at most once every `everyMs`.
+   * moves at most once per period of `everyMs` of the wall clock (the same periods on every replica).
    */
   lagging(scope: string, everyMs: number): string;
   /** How far this process knows each projection's changes: its own batches and other replicas'. */
@@ -70,7 +70,7 @@ function createStamps(now: () => number): Stamps {
   let epochAt = now();
   let sequence = 0;
   const stamps = new Map<string, number>();
-  const shown = new Map<string, { stamp: number; at: number }>();
+  const shown = new Map<string, { stamp: number; period: number }>();
   const renew = () => {
     epochs += 1;
     epoch = `${epoch.split('.')[0] ?? ''}.${epochs}`;
@@ -87,9 +87,11 @@ function createStamps(now: () => number): Stamps {
     lagging(scope, everyMs) {
       const stamp = stamps.get(scope) ?? 0;
       const last = shown.get(scope);
-      const at = now();
-      if (last === undefined || (last.stamp !== stamp && at - last.at >= everyMs)) {
-        shown.set(scope, { stamp, at });
+      // Periods of the wall clock, the same on every replica: behind a balancer, one client's polls see
+      // the counters move at the same instants wherever they land, never back and forth.
+      const period = everyMs > 0 ? Math.floor(now() / everyMs) : now();
+      if (last === undefined || (last.stamp !== stamp && last.period !== period)) {
+        shown.set(scope, { stamp, period });
         return `${epoch}.${stamp}`;
       }
       return `${epoch}.${last.stamp}`;
@@ -109,8 +111,8 @@ function createStamps(now: () => number): Stamps {
 }
 
 export interface ChangeFeedOptions {
-  /** Where the LISTEN connection goes; without one (tests of one process), only local batches are heard. */
-  readonly connectionString?: string;
+  /** How the other replicas are heard; without it (tests of one process), only local batches are. */
+  readonly notifications?: Notifications;
   readonly logger: Logger;
   readonly now?: () => number;
 }
@@ -118,9 +120,9 @@ export interface ChangeFeedOptions {
 /**
  * Stamps fed by this process's projection batches and, through PostgreSQL `LISTEN read_changes`, by
  * other replicas'. A batch is announced after its commit, with the scopes it changed and where the
- * projection stands; a replica that is not listening (before it connects, after it loses the connection)
- * cannot know what changed elsewhere, so it trusts its tokens for at most a second, and starts a new
- * epoch when it hears again.
+ * projection stands; a replica that is not listening (before it connects, after it loses the connection,
+ * until it has reconnected by itself) cannot know what changed elsewhere, so it trusts its tokens for at
+ * most a second, and starts a new epoch when it hears again.
  */
 export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   const { logger } = options;
@@ -142,8 +144,8 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     events.emit('heard', projection, position);
   };
 
-  const listener = options.connectionString
-    ? createListener(options.connectionString, logger, origin, (c) => {
+  const listener = options.notifications
+    ? createListener(options.notifications, logger, origin, (c) => {
         const position = c.at ? { commit: BigInt(c.at[0]), prepare: BigInt(c.at[1]) } : null;
         hear(c.p, position, c.s);
       })
@@ -202,65 +204,38 @@ function payloadOf(origin: string, pending: ReadonlyMap<string, Pending>): strin
 }
 
 /**
- * One connection that listens, and announces: one NOTIFY at a time, carrying everything announced since
- * the last, so a busy runner costs a notification per round trip, not one per batch.
+ * Hears the other replicas on the process's notification connection, and announces: one NOTIFY at a time,
+ * carrying everything announced since the last, so a busy runner costs a notification per round trip,
+ * not one per batch.
  */
 function createListener(
-  connectionString: string,
+  notifications: Notifications,
   logger: Logger,
   origin: string,
   onChange: (change: Change) => void,
 ): Listener {
-  let client: pg.Client | undefined;
-  let connecting: Promise<pg.Client | undefined> | undefined;
   let closed = false;
   const pending = new Map<string, Pending>();
   let sending = false;
 
-  const connect = (): Promise<pg.Client | undefined> => {
-    connecting ??= (async () => {
-      const c = new pg.Client({ connectionString });
-      const lost = () => {
-        if (client === c) client = undefined;
-      };
-      c.on('error', (error) => {
-        logger.warn({ err: error }, 'read changes: connection lost');
-        lost();
-        c.end().catch(() => undefined);
-      });
-      c.on('end', lost);
-      c.on('notification', (n) => {
-        let parsed: z.infer<typeof message>;
-        try {
-          parsed = message.parse(JSON.parse(n.payload ?? ''));
-        } catch {
-          logger.warn('read changes: unreadable notification; everything may have changed');
-          onChange(EVERYTHING);
-          return;
-        }
-        if (parsed.o !== origin) for (const one of parsed.c) onChange(one);
-      });
+  notifications.listen(
+    CHANNEL,
+    (payload) => {
+      let parsed: z.infer<typeof message>;
       try {
-        await c.connect();
-        await c.query(`LISTEN ${CHANNEL}`);
-        if (closed) {
-          await c.end();
-          return undefined;
-        }
-        client = c;
-        // What changed while nobody listened is unknown.
+        parsed = message.parse(JSON.parse(payload));
+      } catch {
+        logger.warn('read changes: unreadable notification; everything may have changed');
         onChange(EVERYTHING);
-        return c;
-      } catch (error) {
-        logger.warn({ err: error }, 'read changes: cannot listen; caches trust their keys for a second');
-        await c.end().catch(() => undefined);
-        return undefined;
-      } finally {
-        connecting = undefined;
+        return;
       }
-    })();
-    return connecting;
-  };
+      if (parsed.o !== origin) for (const one of parsed.c) onChange(one);
+    },
+    // What changed while nobody listened is unknown.
+    () => {
+      onChange(EVERYTHING);
+    },
+  );
 
   const drain = async () => {
     if (sending) return;
@@ -269,16 +244,7 @@ function createListener(
       while (pending.size > 0 && !closed) {
         const payload = payloadOf(origin, pending);
         pending.clear();
-        const c = client ?? (await connect());
-        const sent =
-          c !== undefined &&
-          (await c.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]).then(
-            () => true,
-            (error: unknown) => {
-              logger.warn({ err: error }, 'read changes: cannot announce; will announce "everything" next');
-              return false;
-            },
-          ));
+        const sent = await notifications.notify(CHANNEL, payload);
         // Lost: the others are told that anything may have changed, once this replica can reach them.
         if (!sent) pending.set('', { position: null, scopes: null });
         await new Promise((resume) => setTimeout(resume, sent ? ANNOUNCE_GAP_MS : 1_000).unref());
@@ -288,9 +254,8 @@ function createListener(
     }
   };
 
-  void connect();
   return {
-    listening: () => client !== undefined,
+    listening: () => notifications.listening(),
     send(projection, position, scopes) {
       if (closed) return;
       const waiting = pending.get(projection);
@@ -303,12 +268,9 @@ function createListener(
       }
       void drain();
     },
-    async close() {
+    close() {
       closed = true;
-      await connecting;
-      const c = client;
-      client = undefined;
-      await c?.end();
+      return Promise.resolve();
     },
   };
 }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { type DatabasePool, sql } from 'slonik';
 import { awaitStop, sleep } from '../lib/abortable.ts';
-import { runAsLeader } from '../db/leader-lock.ts';
+import { type LeaderLocks, runAsLeader } from '../db/leader-lock.ts';
 import { describeError } from '../lib/error-text.ts';
 import type { Position, RecordedEvent } from '../events/envelope.ts';
 import type { EventStore } from '../events/store/port.ts';
@@ -14,13 +14,12 @@ import { type Projection, tablesOf } from './projection.ts';
 export interface ProjectionRunnerOptions {
   readonly pool: DatabasePool;
   readonly store: EventStore;
-  /** For the leader locks, which need connections of their own. */
-  readonly connectionString: string;
+  /** This process's leader locks (one connection for every loop). */
+  readonly locks: LeaderLocks;
   readonly projections: readonly Projection[];
   readonly logger: Logger;
   readonly registry?: Registry;
   readonly batchSize?: number;
-  readonly lockRetryMs?: number;
   /** How often a failed projection looks whether a rebuild has put it right. */
   readonly failedRecheckMs?: number;
   /** Where each committed batch's changes are announced (decision 022). */
@@ -189,10 +188,9 @@ export function startProjectionRunner(options: ProjectionRunnerOptions): Project
   const run = (projection: Projection) =>
     runAsLeader(
       {
-        connectionString: options.connectionString,
+        locks: options.locks,
         key: `projection:${projection.name}`,
         logger,
-        retryMs: options.lockRetryMs,
         kind: 'projection',
         name: projection.name,
         onLeadership: (leading) => {

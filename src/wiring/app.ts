@@ -18,6 +18,7 @@ import { mediaLinks } from '../http/media-links.ts';
 import type { HttpServices, SupportParts } from '../http/services.ts';
 import { loginThrottle } from '../integrations/rate-limiters/login-throttle.ts';
 import { slowMode } from '../integrations/rate-limiters/slow-mode.ts';
+import type { ReadinessCheck } from '../http/routes/health.ts';
 import type { ObjectStorage } from '../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../projections/progress.ts';
 import type { ReadChanges } from '../projections/changes.ts';
@@ -34,12 +35,14 @@ export interface AppParts {
   readonly version?: string;
   /** Where the app's metrics go; the projection runner registers its own there too. */
   readonly registry?: Registry;
+  /** What `/metrics` answers when it is more than `registry` (every process of a cluster). */
+  readonly metricsExposition?: () => Promise<string>;
   readonly store: EventStore;
   readonly waiter: ProjectionWaiter;
   /** Where uploaded file bytes go. */
   readonly storage: ObjectStorage;
-  /** The projections this service runs: readiness reports theirs. */
-  readonly projections: readonly string[];
+  /** What /health/ready looks at in this process (src/wiring/readiness.ts). */
+  readonly readiness: readonly ReadinessCheck[];
   /** Intercom (or its sandbox), the read cache, the contact mapping and the webhook inbox. */
   readonly support: SupportParts;
   /** What the poll caches key on: the scopes each projection batch changed (decision 022). */
@@ -55,6 +58,7 @@ export function assembleApp(parts: AppParts): Promise<FastifyInstance> {
   return buildApp(createHttpServices(parts), {
     ...(parts.version === undefined ? {} : { version: parts.version }),
     ...(parts.registry === undefined ? {} : { registry: parts.registry }),
+    ...(parts.metricsExposition === undefined ? {} : { metricsExposition: parts.metricsExposition }),
   });
 }
 
@@ -84,7 +88,7 @@ export function createHttpServices(deps: AppParts): HttpServices {
     store,
     waiter: deps.waiter,
     storage,
-    projections: deps.projections,
+    readiness: deps.readiness,
     support,
     uploadCaps,
     changes: deps.changes,

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '../config.ts';
+import type { LeaderLocks } from '../db/leader-lock.ts';
+import type { Notifications } from '../db/notifications.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import { createKurrentDbEventStore } from '../events/store/kurrentdb.ts';
 import type { EventStore } from '../events/store/port.ts';
@@ -23,7 +25,7 @@ export interface EventSourcing {
   readonly waiter: ProjectionWaiter;
   /** What the read side's caches key on: the scopes each projection batch changed, here or elsewhere. */
   readonly changes: ChangeFeed;
-  /** The names of the projections running here. */
+  /** The names of the projections running here (none in a process without the worker role). */
   readonly projectionNames: readonly string[];
   stop(): Promise<void>;
 }
@@ -35,21 +37,37 @@ export interface EventSourcingOptions {
   readonly pool: DatabasePool;
   readonly logger: Logger;
   readonly registry?: Registry;
+  /** How the other processes are heard (the change feed); without it, only this process's batches are. */
+  readonly notifications?: Notifications;
+  /**
+   * This process's leader locks, when it runs the projections and processors (the worker role); null
+   * when they run elsewhere and it only reads their tables and appends (the api role).
+   */
+  readonly locks: LeaderLocks | null;
   /** Which projections run here; all of them unless a test says otherwise. */
   readonly projections?: readonly Projection[];
   /** Which processors run here: all of them on `processorPorts` unless a test names its own (none without either). */
   readonly processors?: readonly Processor[];
   /** What the service's processors act through (the push queue). */
   readonly processorPorts?: ProcessorPorts;
+  /** Connections of the PostgreSQL event store's own pool (10 by default). */
+  readonly storePoolSize?: number;
 }
 
-export function createEventStore(options: Omit<EventSourcingOptions, 'pool' | 'registry'>): EventStore {
+export function createEventStore(
+  options: Pick<EventSourcingOptions, 'config' | 'databaseUrl' | 'logger'> & { readonly poolSize?: number },
+): EventStore {
   const { config, logger } = options;
   if (config.EVENT_STORE === 'kurrentdb') {
     if (!config.EVENTSTORE_URL) throw new Error('EVENTSTORE_URL is required when EVENT_STORE=kurrentdb');
     return createKurrentDbEventStore({ connectionString: config.EVENTSTORE_URL, logger, upcast });
   }
-  return createPostgresEventStore({ connectionString: options.databaseUrl, logger, upcast });
+  return createPostgresEventStore({
+    connectionString: options.databaseUrl,
+    logger,
+    upcast,
+    ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+  });
 }
 
 /**
@@ -59,25 +77,33 @@ export function createEventStore(options: Omit<EventSourcingOptions, 'pool' | 'r
  */
 export async function startEventSourcing(options: EventSourcingOptions): Promise<EventSourcing> {
   const list = options.projections ?? allProjections;
+  // Every process waits for the read tables, also one that does not fill them.
   for (const projection of list) await loadLiveState(options.pool, projection);
-  const store = createEventStore(options);
-  const changes = createChangeFeed({ connectionString: options.databaseUrl, logger: options.logger });
+  const store = createEventStore({ ...options, poolSize: options.storePoolSize });
+  const changes = createChangeFeed({
+    logger: options.logger,
+    ...(options.notifications === undefined ? {} : { notifications: options.notifications }),
+  });
+  const { locks } = options;
+  const running = locks === null ? [] : list;
   const projections = startProjectionRunner({
     changes,
     pool: options.pool,
     store,
-    connectionString: options.databaseUrl,
-    projections: list,
+    locks: locks ?? NO_LOCKS,
+    projections: running,
     logger: options.logger,
     ...(options.registry ? { registry: options.registry } : {}),
   });
   const processors = startProcessorRunner({
     pool: options.pool,
     store,
-    connectionString: options.databaseUrl,
+    locks: locks ?? NO_LOCKS,
     processors:
-      options.processors ??
-      (options.processorPorts === undefined ? [] : allProcessors(options.processorPorts)),
+      locks === null
+        ? []
+        : (options.processors ??
+          (options.processorPorts === undefined ? [] : allProcessors(options.processorPorts))),
     logger: options.logger,
     ...(options.registry ? { registry: options.registry } : {}),
   });
@@ -87,10 +113,17 @@ export async function startEventSourcing(options: EventSourcingOptions): Promise
     processors,
     waiter: createProjectionWaiter(options.pool, changes),
     changes,
-    projectionNames: list.map((p) => p.name),
+    projectionNames: running.map((p) => p.name),
     async stop() {
       await Promise.all([projections.stop(), processors.stop()]);
       await Promise.all([store.close(), changes.close()]);
     },
   };
 }
+
+/** For runners with nothing to run: they never ask for a lock. */
+const NO_LOCKS: LeaderLocks = {
+  become: () => Promise.resolve(null),
+  connected: () => false,
+  close: () => Promise.resolve(),
+};

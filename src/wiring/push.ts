@@ -32,6 +32,8 @@ export interface PushServices {
    * read previews (PUSH_SHOW_PREVIEW) through the support cache when one is given.
    */
   startWorkers(store: EventStore, support?: { readonly cache: SupportCache }): Promise<void>;
+  /** Stops this replica's workers (after the job in hand); the queue stays, for pushes queued here. */
+  stopWorkers(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -44,6 +46,13 @@ export interface PushOptions {
   readonly registry?: Registry;
   /** False: only queue pushes here, and leave the sending to other replicas (tests of crashes use it). */
   readonly runWorkers?: boolean;
+  /**
+   * False: leave the queue's upkeep (expired jobs reclaimed, queues maintained) to the replicas that work
+   * it; a process that only queues pushes (the api role) keeps none of its timers. Default true.
+   */
+  readonly supervise?: boolean;
+  /** Connections of the queue's own pool (4 by default). */
+  readonly maxConnections?: number;
   /** Expired jobs are reclaimed this often (seconds; 60 by default, tests of crashes use 1). */
   readonly superviseIntervalSeconds?: number;
   /** How often workers look for jobs no NOTIFY announced (seconds; 30 by default, tests of crashes use 2). */
@@ -173,6 +182,8 @@ export async function startPush(options: PushOptions): Promise<PushServices> {
     queue = await startJobQueue({
       connectionString: options.databaseUrl,
       logger,
+      supervise: options.supervise ?? true,
+      ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
       ...(options.superviseIntervalSeconds === undefined
         ? {}
         : { superviseIntervalSeconds: options.superviseIntervalSeconds }),
@@ -221,8 +232,14 @@ export async function startPush(options: PushOptions): Promise<PushServices> {
         },
       );
     },
+    async stopWorkers() {
+      const running = workers;
+      workers = null;
+      await running?.stop();
+    },
     async close() {
       await workers?.stop();
+      workers = null;
       await queue.stop({ graceful: true, timeout: 5_000 });
       await presence.close();
       await mobile?.close();

@@ -4,6 +4,8 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ResolvedConfig } from '../config.ts';
+import type { LeaderLocks } from '../db/leader-lock.ts';
+import type { Notifications } from '../db/notifications.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import { intercomBaseUrl } from '../integrations/intercom/base-url.ts';
 import {
@@ -48,8 +50,15 @@ export interface SupportServices {
 export interface SupportOptions {
   readonly config: ResolvedConfig;
   readonly pool: DatabasePool;
-  /** For the retention job's leader lock (one pruner across replicas). */
-  readonly databaseUrl: string;
+  /**
+   * This process's leader locks when it runs the support jobs (the worker role: the webhook inbox, the
+   * processed-events pruner, the reconciler); null when they run elsewhere.
+   */
+  readonly locks: LeaderLocks | null;
+  /** How a webhook stored here wakes the inbox of another process, and how this one's is woken. */
+  readonly notifications?: Notifications;
+  /** How many processes share the Intercom budget (the heartbeat's count). */
+  readonly liveInstances?: () => number;
   readonly redis?: Redis | undefined;
   readonly logger: Logger;
   /** The change feed (of the event sourcing) the per-user caches key on (decision 022). */
@@ -67,11 +76,17 @@ export interface SupportOptions {
   readonly sandbox?: Partial<Omit<IntercomSandboxOptions, 'accessToken' | 'clientSecret' | 'webhookUrl'>>;
   /** Where the inbox hands the pushes of replies and ticket changes (the push queue). */
   readonly dispatcher: PushDispatcher;
-  /** Tests of the inbox itself run their own worker. Default true. */
+  /** Tests of the inbox itself run their own worker. Default: when this process runs the jobs. */
   readonly runInbox?: boolean;
-  /** Benchmarks run production settings against the sandbox: only they set this. */
+  /**
+   * Benchmarks run production settings against the sandbox (in this process, or at SUPPORT_BASE_URL in a
+   * process of its own): only they set this.
+   */
   readonly sandboxInProduction?: boolean;
 }
+
+/** Where a stored webhook wakes the support inbox of a worker in another process. */
+const INBOX_CHANNEL = 'support_inbox';
 
 /** The sandbox's records under DATA_DIR (decision 035). */
 export const SANDBOX_RECORDS_FILE = 'intercom-sandbox.json';
@@ -81,7 +96,11 @@ async function provider(options: SupportOptions) {
   const { config } = options;
   if (config.SUPPORT_ACCESS_TOKEN) {
     return {
-      baseUrl: intercomBaseUrl(config),
+      // A benchmark's processes with production settings share one sandbox in a process of their own.
+      baseUrl:
+        options.sandboxInProduction === true && config.SUPPORT_BASE_URL !== undefined
+          ? config.SUPPORT_BASE_URL
+          : intercomBaseUrl(config),
       accessToken: config.SUPPORT_ACCESS_TOKEN,
       webhookSecret: config.SUPPORT_CLIENT_SECRET ?? null,
       sandbox: null,
@@ -125,21 +144,38 @@ export async function startSupport(options: SupportOptions): Promise<SupportServ
     accessToken: source.accessToken,
     logger,
     redis,
+    ...(options.liveInstances === undefined ? {} : { liveInstances: options.liveInstances }),
     calls: options.registry ? providerCalls(options.registry) : undefined,
   });
   const cache = await createSupportCache({ intercom, logger, redis, ttlMs: config.SUPPORT_CACHE_TTL_MS });
-  const { dispatcher } = options;
-  const inbox =
-    options.runInbox === false
-      ? { wake: () => undefined, stop: () => Promise.resolve() }
+  const { dispatcher, locks, notifications } = options;
+  const worker =
+    locks === null || options.runInbox === false
+      ? null
       : startSupportInbox({ pool, logger, invalidator: cache, dispatcher });
-  const pruner = startProcessedEventsPruner({ pool, connectionString: options.databaseUrl, logger });
-  const reconciler = startSupportReconciler({
-    intercom,
-    cache,
-    connectionString: options.databaseUrl,
-    logger,
-  });
+  if (worker !== null) {
+    // Webhooks stored by another process: heard at once, and looked for again after a reconnection.
+    notifications?.listen(
+      INBOX_CHANNEL,
+      () => {
+        worker.wake();
+      },
+      () => {
+        worker.wake();
+      },
+    );
+  }
+  const inbox = {
+    wake:
+      worker !== null
+        ? () => {
+            worker.wake();
+          }
+        : () => void notifications?.notify(INBOX_CHANNEL, ''),
+    stop: () => worker?.stop() ?? Promise.resolve(),
+  };
+  const pruner = locks === null ? null : startProcessedEventsPruner({ pool, locks, logger });
+  const reconciler = locks === null ? null : startSupportReconciler({ intercom, cache, locks, logger });
   const metrics = options.registry ? supportMetrics(options.registry, pool, logger) : null;
   let ownUrl: string | null = null;
   return {
@@ -161,7 +197,7 @@ export async function startSupport(options: SupportOptions): Promise<SupportServ
     },
     async close() {
       metrics?.unregister();
-      await Promise.all([pruner.stop(), reconciler.stop()]);
+      await Promise.all([pruner?.stop(), reconciler?.stop()]);
       await inbox.stop();
       await cache.close();
       await source.sandbox?.close();

@@ -9,6 +9,7 @@ import { createChangeFeed } from '../../src/projections/changes.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { waitUntil } from '../support/eventually.ts';
 import { startStatementCounter } from '../support/statement-counter.ts';
+import { replicaChangeFeed } from '../support/replica.ts';
 
 const db = useTestDatabase();
 let sandbox: IntercomSandbox;
@@ -68,10 +69,7 @@ describe('user -> Intercom contact', () => {
 
   it('remembers that a user has no contact, with no query per poll, until a replica maps one', async () => {
     const logger = createLogger('silent');
-    const [feedHere, feedThere] = [
-      createChangeFeed({ connectionString: db.url, logger }),
-      createChangeFeed({ connectionString: db.url, logger }),
-    ];
+    const [feedHere, feedThere] = [replicaChangeFeed(db.url, logger), replicaChangeFeed(db.url, logger)];
     const counter = await startStatementCounter(db.url);
     const counted = await createDatabasePool(counter.url, { maximumPoolSize: 2 });
     try {

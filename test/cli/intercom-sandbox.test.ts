@@ -1,5 +1,4 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
@@ -11,19 +10,7 @@ import { waitUntil } from '../support/eventually.ts';
 import { sessionToken } from '../support/jwt.ts';
 import { type Spawned, spawnService } from '../support/process.ts';
 import { connectTestRedis } from '../support/redis.ts';
-
-/** A loopback port nothing listens on now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  await new Promise<void>((done) =>
-    server.close(() => {
-      done();
-    }),
-  );
-  return typeof address === 'object' && address ? address.port : 0;
-}
+import { freePort } from '../support/scale-out.ts';
 
 const settingsOf = (output: string) =>
   z

@@ -45,7 +45,7 @@ describe('health', () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({
       status: 'ready',
-      checks: { database: 'ok', eventStore: 'ok', projections: 'ok' },
+      checks: { database: 'ok', eventStore: 'ok', projections: 'ok', readChanges: 'ok', leaderLocks: 'ok' },
     });
   });
 

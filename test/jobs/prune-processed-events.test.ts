@@ -5,6 +5,7 @@ import { createLogger } from '../../src/http/logger.ts';
 import { pruneProcessedEvents, startProcessedEventsPruner } from '../../src/jobs/prune-processed-events.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { waitUntil } from '../support/eventually.ts';
+import { replicaLocks } from '../support/replica.ts';
 
 const db = useTestDatabase();
 
@@ -68,13 +69,15 @@ describe('processed_events retention', () => {
       INSERT INTO processed_events (notification_id, topic, notification, received_at, processed_at)
       VALUES ('job-old', 'ping', '{}'::jsonb, now() - interval '8 days', now() - interval '8 days'),
              ('job-new', 'ping', '{}'::jsonb, now(), now())`);
-    const options = { pool: db.pool, connectionString: db.url, logger: createLogger('silent') };
-    const pruners = [startProcessedEventsPruner(options), startProcessedEventsPruner(options)];
+    const options = { pool: db.pool, logger: createLogger('silent') };
+    const locks = [replicaLocks(db.url), replicaLocks(db.url)];
+    const pruners = locks.map((l) => startProcessedEventsPruner({ ...options, locks: l }));
     try {
       await waitUntil(async () => !(await ids()).includes('job-old'));
       expect(await ids()).toEqual(['job-new']);
     } finally {
       await Promise.all(pruners.map((pruner) => pruner.stop()));
+      await Promise.all(locks.map((l) => l.close()));
     }
   });
 });

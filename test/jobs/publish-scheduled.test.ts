@@ -4,6 +4,7 @@ import { createLogger } from '../../src/http/logger.ts';
 import { publishDuePosts, startScheduledPublisher } from '../../src/jobs/publish-scheduled.ts';
 import { adminCall, createTestAdmin, loginToken } from '../support/admin.ts';
 import { useRunningApp } from '../support/app.ts';
+import { replicaLocks } from '../support/replica.ts';
 
 const used = useRunningApp();
 const url = () => used.running.url;
@@ -61,11 +62,11 @@ describe('the schedule job', () => {
     const options = {
       pool: used.db.pool,
       store: used.running.eventSourcing.store,
-      connectionString: used.db.url,
       logger,
       intervalMs: 200,
     };
-    const runners = [startScheduledPublisher(options), startScheduledPublisher(options)];
+    const locks = [replicaLocks(used.db.url), replicaLocks(used.db.url)];
+    const runners = locks.map((l) => startScheduledPublisher({ ...options, locks: l }));
     try {
       const post = await scheduledPost(500);
       const deadline = post.publishAt.getTime() + 5_000;
@@ -76,6 +77,7 @@ describe('the schedule job', () => {
       expect(await publishedEvents(post.id)).toHaveLength(1);
     } finally {
       await Promise.all(runners.map((r) => r.stop()));
+      await Promise.all(locks.map((l) => l.close()));
     }
   });
 
@@ -83,10 +85,11 @@ describe('the schedule job', () => {
     const post = await scheduledPost(200);
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await status(post.id)).toBe('scheduled');
+    const locks = replicaLocks(used.db.url);
     const runner = startScheduledPublisher({
       pool: used.db.pool,
       store: used.running.eventSourcing.store,
-      connectionString: used.db.url,
+      locks,
       logger: createLogger('silent'),
     });
     try {
@@ -97,6 +100,7 @@ describe('the schedule job', () => {
       expect(await status(post.id)).toBe('published');
     } finally {
       await runner.stop();
+      await locks.close();
     }
   });
 });

@@ -23,6 +23,7 @@ import { commentAs, userHeaders } from '../support/comments.ts';
 import { eventually, waitUntil } from '../support/eventually.ts';
 import { postThrough } from '../support/posts.ts';
 import { expectRebuildEqualsLive } from '../support/rebuild.ts';
+import { replicaLocks } from '../support/replica.ts';
 
 const used = useRunningApp();
 const pool = () => used.db.pool;
@@ -315,10 +316,11 @@ describe('the job', () => {
     const passes = () =>
       captures.map((c) => c.lines.filter((l) => l.includes('retention: pass done')).length);
     const registries = [new Registry(), new Registry()];
+    const locks = captures.map(() => replicaLocks(used.db.url, 1_000));
     const jobs = captures.map((capture, i) =>
       startRetentionJob({
         pool: pool(),
-        connectionString: used.db.url,
+        locks: locks[i] ?? replicaLocks(used.db.url),
         logger: createLogger('info', capture),
         registry: registries[i],
         retentionDays: 30,
@@ -342,6 +344,7 @@ describe('the job', () => {
       expect(await adminLogActions()).toEqual([]);
     } finally {
       await Promise.all(jobs.map((job) => job.stop()));
+      await Promise.all(locks.map((l) => l.close()));
     }
   });
 });

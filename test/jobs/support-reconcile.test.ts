@@ -6,6 +6,7 @@ import { type IntercomSandbox, startIntercomSandbox } from '../../src/integratio
 import { startSupportReconciler } from '../../src/jobs/support-reconcile.ts';
 import { eventually } from '../support/eventually.ts';
 import { useTestDatabase } from '../support/database.ts';
+import { replicaLocks } from '../support/replica.ts';
 
 const db = useTestDatabase();
 const logger = createLogger('silent');
@@ -38,10 +39,11 @@ describe('reconciling the support read cache with Intercom', () => {
     await sandbox.operator.reply(changed, { body: 'from the team' });
 
     const readsBefore = reads();
+    const locks = replicaLocks(db.url);
     const reconciler = startSupportReconciler({
       intercom,
       cache,
-      connectionString: db.url,
+      locks,
       logger,
       intervalMs: 200,
       overlapMs: 1_500,
@@ -85,6 +87,7 @@ describe('reconciling the support read cache with Intercom', () => {
       );
     } finally {
       await reconciler.stop();
+      await locks.close();
       await cache.close();
     }
   });

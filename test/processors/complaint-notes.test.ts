@@ -17,6 +17,8 @@ import type { ProcessorContext } from '../../src/processors/processor.ts';
 import { type ProcessorRunner, startProcessorRunner } from '../../src/processors/runner.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
+import { replicaLocks } from '../support/replica.ts';
+import type { LeaderLocks } from '../../src/db/leader-lock.ts';
 
 const db = useTestDatabase();
 const silent = createLogger('silent');
@@ -147,21 +149,23 @@ describe('the complaint notes processor under its runner', () => {
   let runner: ProcessorRunner;
   const processor = () => ({ ...complaintNotesProcessor(port), startFrom: 'beginning' as const });
 
+  let locks: LeaderLocks;
   beforeAll(() => {
+    locks = replicaLocks(db.url, 50);
     store = createPostgresEventStore({ connectionString: db.url, logger: silent, recheckIntervalMs: 50 });
     runner = startProcessorRunner({
       pool: db.pool,
       store,
-      connectionString: db.url,
+      locks,
       processors: [processor()],
       logger: silent,
-      lockRetryMs: 50,
       errorBackoffMs: 20,
       retry: { maxAttempts: 8, baseDelayMs: 50, maxDelayMs: 200 },
     });
   });
   afterAll(async () => {
     await runner.stop();
+    await locks.close();
     await store.close();
   });
 

@@ -15,6 +15,7 @@ import { csatNotesProcessor } from '../../src/processors/csat-notes.ts';
 import { type ProcessorRunner, startProcessorRunner } from '../../src/processors/runner.ts';
 import { intercomCsatNotes } from '../../src/wiring/provider-notes.ts';
 import { useTestDatabase } from '../support/database.ts';
+import { replicaLocks } from '../support/replica.ts';
 
 const TOKEN = 'csat-notes-token';
 const COMMENT = 'The agent was slow-9f31c';
@@ -52,19 +53,25 @@ afterAll(async () => {
 });
 
 const start = (registry = new Registry()) => {
+  const locks = replicaLocks(db.url, 50);
   const runner = startProcessorRunner({
     pool: db.pool,
     store,
-    connectionString: db.url,
+    locks,
     processors: [csatNotesProcessor(intercomCsatNotes(() => intercom))],
     logger: silent,
     registry,
-    lockRetryMs: 50,
     errorBackoffMs: 20,
     // At least 1.85 s of waits before the last attempt: longer than the outage of the third test.
     retry: { maxAttempts: 10, baseDelayMs: 100, maxDelayMs: 500 },
   });
-  running.push(runner);
+  running.push({
+    ...runner,
+    stop: async () => {
+      await runner.stop();
+      await locks.close();
+    },
+  });
   return runner;
 };
 

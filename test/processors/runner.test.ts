@@ -20,6 +20,7 @@ import {
 import { useTestDatabase } from '../support/database.ts';
 import { repoRoot, spawnService } from '../support/process.ts';
 import { freshCategory, testEvent } from '../events/store/contract.ts';
+import { replicaLocks } from '../support/replica.ts';
 
 /** What the loopback side-effect target received: every request, and the effects it applied once per key. */
 interface Delivery {
@@ -166,18 +167,24 @@ describe('processor runner', () => {
   });
 
   const start = (processors: Processor[], extra: Partial<ProcessorRunnerOptions> = {}): ProcessorRunner => {
+    const locks = replicaLocks(db.url, 50);
     const runner = startProcessorRunner({
       pool: db.pool,
       store,
-      connectionString: db.url,
+      locks,
       processors,
       logger,
-      lockRetryMs: 50,
       errorBackoffMs: 20,
       retry: fastRetries,
       ...extra,
     });
-    running.push(runner);
+    running.push({
+      ...runner,
+      stop: async () => {
+        await runner.stop();
+        await locks.close();
+      },
+    });
     return runner;
   };
 
@@ -534,9 +541,9 @@ describe('processor runner', () => {
     expect(target.deliveriesOf(before.id)).toHaveLength(1);
   });
 
-  it('refuses processors it could not run as declared', () => {
+  it('refuses processors it could not run as declared', async () => {
     const processNothing = () => Promise.resolve();
-    const options = { pool: db.pool, store, connectionString: db.url, logger: silent };
+    const options = { pool: db.pool, store, locks: replicaLocks(db.url), logger: silent };
     expect(() =>
       startProcessorRunner({
         ...options,
@@ -558,6 +565,7 @@ describe('processor runner', () => {
         ],
       }),
     ).toThrow();
+    await options.locks.close();
   });
 });
 
@@ -582,12 +590,13 @@ function childRunner(databaseUrl: string, name: string, category: string, target
     const { createPostgresEventStore } = await import(${src('events/store/postgres.ts')});
     const { createDatabasePool } = await import(${src('db/pool.ts')});
     const { createLogger } = await import(${src('http/logger.ts')});
+    const { createLeaderLocks } = await import(${src('db/leader-lock.ts')});
     const url = ${JSON.stringify(databaseUrl)};
     const logger = createLogger('silent');
     const store = createPostgresEventStore({ connectionString: url, logger, recheckIntervalMs: 50 });
     const pool = await createDatabasePool(url, { maximumPoolSize: 2 });
     startProcessorRunner({
-      pool, store, connectionString: url, logger, lockRetryMs: 50,
+      pool, store, logger, locks: createLeaderLocks({ connectionString: url, logger, retryMs: 50 }),
       processors: [{
         name: ${JSON.stringify(name)},
         categories: [${JSON.stringify(category)}],

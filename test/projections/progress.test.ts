@@ -7,6 +7,7 @@ import { createChangeFeed } from '../../src/projections/changes.ts';
 import { createProjectionWaiter } from '../../src/projections/progress.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { waitUntil } from '../support/eventually.ts';
+import { replicaChangeFeed } from '../support/replica.ts';
 
 const db = useTestDatabase();
 const at = (n: number): Position => ({ commit: BigInt(n), prepare: BigInt(n) });
@@ -38,8 +39,8 @@ describe('waiting for projections (read-your-writes)', () => {
     const closed = await createDatabasePool(db.url, { maximumPoolSize: 1 });
     await closed.end();
     const logger = createLogger('silent');
-    const here = createChangeFeed({ connectionString: db.url, logger });
-    const elsewhere = createChangeFeed({ connectionString: db.url, logger });
+    const here = replicaChangeFeed(db.url, logger);
+    const elsewhere = replicaChangeFeed(db.url, logger);
     try {
       await waitUntil(() => here.listening() && elsewhere.listening());
       const waiter = createProjectionWaiter(closed, here);

@@ -11,6 +11,7 @@ import { startApp } from '../support/app.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { spawnService } from '../support/process.ts';
 import { tallyProjection } from '../support/tally.ts';
+import { replicaLocks } from '../support/replica.ts';
 
 const db = useTestDatabase();
 const logger = createLogger(process.env.TEST_LOG ?? 'silent');
@@ -45,23 +46,33 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 15
   }
 }
 
-/** Like the service: the read tables exist before the runner starts (see startEventSourcing). */
+/**
+ * Like the service: the read tables exist before the runner starts (see startEventSourcing). Each runner
+ * has leader locks of its own, as a replica would; stopping it closes them.
+ */
 async function runner(
   name: string,
   category: string,
-  extra: { lockRetryMs?: number; batchSize?: number } = {},
+  extra: { batchSize?: number } = {},
 ): Promise<ProjectionRunner> {
   const projection = tallyProjection({ name, category });
   await loadLiveState(db.pool, projection);
-  return startProjectionRunner({
+  const locks = replicaLocks(db.url);
+  const started = startProjectionRunner({
     pool: db.pool,
     store,
-    connectionString: db.url,
+    locks,
     logger,
-    lockRetryMs: 100,
     ...extra,
     projections: [projection],
   });
+  return {
+    ...started,
+    stop: async () => {
+      await started.stop();
+      await locks.close();
+    },
+  };
 }
 
 function expectExactlyOnce(rows: readonly z.infer<typeof tallyRow>[], ids: readonly string[]) {

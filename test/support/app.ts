@@ -5,15 +5,10 @@ import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { envSchema, type ResolvedConfig } from '../../src/config.ts';
 import { createDatabasePool, type DatabasePool } from '../../src/db/pool.ts';
-import { assembleApp } from '../../src/wiring/app.ts';
-import { type PushOptions, type PushServices, startPush } from '../../src/wiring/push.ts';
-import {
-  intercomComplaintNotes,
-  intercomCsatNotes,
-  intercomOnceStarted,
-} from '../../src/wiring/provider-notes.ts';
-import { type SupportOptions, type SupportServices, startSupport } from '../../src/wiring/support.ts';
-import { type EventSourcing, startEventSourcing } from '../../src/wiring/event-sourcing.ts';
+import type { PushOptions, PushServices } from '../../src/wiring/push.ts';
+import type { SupportOptions, SupportServices } from '../../src/wiring/support.ts';
+import type { EventSourcing } from '../../src/wiring/event-sourcing.ts';
+import { type RunningService, startService } from '../../src/wiring/service.ts';
 import { createLogger } from '../../src/http/logger.ts';
 import type { Processor } from '../../src/processors/processor.ts';
 import type { Projection } from '../../src/projections/projection.ts';
@@ -57,6 +52,8 @@ export interface RunningApp {
   readonly support: SupportServices;
   /** The push queue, its workers and who is polling. */
   readonly push: PushServices;
+  /** Every part, as the service started them (leader locks, notifications, heartbeat). */
+  readonly service: RunningService;
   close(): Promise<void>;
 }
 
@@ -87,6 +84,8 @@ export interface StartOptions {
   readonly clock?: () => number;
   /** The loopback port to listen on (any free one by default): for a provider told the address first. */
   readonly port?: number;
+  /** Beat in `service_instances` as main.ts does (off by default: one test process is many apps). */
+  readonly heartbeat?: boolean;
 }
 
 /** Production refuses to run without Intercom; tests of production behaviour get a token no call uses. */
@@ -103,73 +102,42 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     options.env?.['NODE_ENV'] === 'production' ? { ...PRODUCTION_SUPPORT, ...options.env } : options.env,
   );
   const logger = createLogger(config.LOG_LEVEL, logs);
-  const registry = new Registry();
   const { pool, url } = options.db;
   const own = options.storage ? null : await localTestStorage();
   const storage = options.storage ?? own?.storage;
   if (!storage) throw new Error('no storage');
-  const push = await startPush({
+  const service = await startService({
     config,
-    pool,
+    roles: config.ROLES,
+    name: 'test',
     databaseUrl: url,
+    pool,
     redis: options.redis,
     logger,
-    registry,
-    retry: { maxAttempts: 3, baseDelayMs: 50, maxDelayMs: 200 },
-    ...options.push,
-  });
-  const intercom = intercomOnceStarted();
-  const eventSourcing = await startEventSourcing({
-    config,
-    databaseUrl: url,
-    pool,
-    logger,
-    registry,
+    registry: new Registry(),
+    storage,
+    // One process alone: no heartbeat, whose statements the cost tests would otherwise count.
+    heartbeat: options.heartbeat ?? false,
+    // The schedule and retention jobs have tests of their own, which start them.
+    jobs: false,
     ...(options.projections ? { projections: options.projections } : {}),
     ...(options.processors ? { processors: options.processors } : {}),
-    processorPorts: {
-      broadcast: (...post) => push.broadcaster.broadcast(...post),
-      csatNotes: intercomCsatNotes(intercom.get),
-      complaintNotes: intercomComplaintNotes(pool, intercom.get),
+    push: { retry: { maxAttempts: 3, baseDelayMs: 50, maxDelayMs: 200 }, ...options.push },
+    support: {
+      client: { maxWaitMs: 200, retryInitialDelayMs: 10, retryMaxDelayMs: 20, ...options.support?.client },
+      sandbox: { webhookRetryDelayMs: 200, ...options.support?.sandbox },
+      ...(options.support?.runInbox === undefined ? {} : { runInbox: options.support.runInbox }),
     },
-  });
-  const support = await startSupport({
-    config,
-    pool,
-    databaseUrl: url,
-    redis: options.redis,
-    logger,
-    stamps: eventSourcing.changes,
-    registry,
-    client: { maxWaitMs: 200, retryInitialDelayMs: 10, retryMaxDelayMs: 20, ...options.support?.client },
-    sandbox: { webhookRetryDelayMs: 200, ...options.support?.sandbox },
-    ...(options.support?.runInbox === undefined ? {} : { runInbox: options.support.runInbox }),
     dataDir: options.support?.dataDir,
-    dispatcher: push.dispatcher,
-  });
-  intercom.set(support.intercom);
-  await push.startWorkers(eventSourcing.store, support);
-  const app = await assembleApp({
-    config,
-    pool,
-    redis: options.redis,
-    logger,
-    registry,
-    store: eventSourcing.store,
-    waiter: eventSourcing.waiter,
-    projections: eventSourcing.projectionNames,
-    storage,
-    support,
-    push,
-    changes: eventSourcing.changes,
     ...(options.clock ? { clock: options.clock } : {}),
   });
+  const { app, eventSourcing, support, push } = service;
   options.extend?.(app, { pool, eventSourcing });
   await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const base = `http://127.0.0.1:${port}`;
-  support.listening(base);
+  service.listening(base);
   return {
     app,
     url: base,
@@ -177,15 +145,13 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     eventSourcing,
     support,
     push,
+    service,
     close: async () => {
       // A response a test left unread keeps its connection busy, and app.close() would wait for it until
       // the server's own timeouts (about 70 s). The test is over: every connection goes.
-      const closing = app.close();
+      const closing = service.stop();
       app.server.closeAllConnections();
       await closing;
-      await support.close();
-      await push.close();
-      await eventSourcing.stop();
       await own?.cleanup();
     },
   };

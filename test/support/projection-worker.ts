@@ -7,6 +7,7 @@ import { createPostgresEventStore } from '../../src/events/store/postgres.ts';
 import { createLogger } from '../../src/http/logger.ts';
 import { startProjectionRunner } from '../../src/projections/runner.ts';
 import { tallyProjection } from './tally.ts';
+import { createLeaderLocks } from '../../src/db/leader-lock.ts';
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -21,7 +22,7 @@ const store = createPostgresEventStore({ connectionString: url, logger });
 startProjectionRunner({
   pool,
   store,
-  connectionString: url,
+  locks: createLeaderLocks({ connectionString: url, logger }),
   logger,
   batchSize: 10,
   projections: [

@@ -32,7 +32,14 @@ interface RateLimited {
  * and could carry ids or signatures) and status code. Each app gets its own registry.
  */
 export const metricsPlugin = fp(
-  (app: FastifyInstance, options: { registry?: Registry }) => {
+  (
+    app: FastifyInstance,
+    options: {
+      registry?: Registry;
+      /** What `/metrics` answers, when it is more than this registry (every process of a cluster). */
+      exposition?: () => Promise<string>;
+    },
+  ) => {
     const registry = options.registry ?? new Registry();
     // The event-loop lag metric samples at this precision: the default 10 ms wakes an idle process 100
     // times a second (decision 022).
@@ -84,7 +91,8 @@ export const metricsPlugin = fp(
       done();
     });
     app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
-      return reply.type(registry.contentType).send(await registry.metrics());
+      const text = await (options.exposition ?? (() => registry.metrics()))();
+      return reply.type(registry.contentType).send(text);
     });
   },
   { name: 'metrics' },

@@ -1,25 +1,36 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { databaseAnswers } from '../../db/pool.ts';
-import { failedProjections } from '../../projections/status.ts';
 import { HttpProblem } from '../problem.ts';
+
+/** One thing /health/ready looks at: null when it is fine, else what is wrong, in words. */
+export interface ReadinessCheck {
+  readonly name: string;
+  check(): Promise<string | null>;
+}
 
 const READY_TIMEOUT_MS = 2_000;
 
-function withinTimeout<T>(check: Promise<T>, fallback: T): Promise<T> {
-  const timeout = new Promise<T>((done) => {
+/** A check that takes too long, or throws, says so instead of holding the probe. */
+function withinTimeout(check: ReadinessCheck): Promise<string | null> {
+  const late = new Promise<string>((done) => {
     setTimeout(() => {
-      done(fallback);
+      done(`${check.name}: no answer within ${READY_TIMEOUT_MS / 1000} s`);
     }, READY_TIMEOUT_MS).unref();
   });
-  return Promise.race([check.catch(() => fallback), timeout]);
+  return Promise.race([check.check().catch(() => `${check.name}: the check failed`), late]);
 }
 
 // Orchestrators probe these every few seconds; a success is not worth a log line each time.
 const logLevel = 'warn';
 
-export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { pool, store, projections } = app.services;
+/**
+ * `/health/live` (the process answers) and `/health/ready`: each of `checks`, which the process's roles
+ * decide (src/wiring/readiness.ts), must pass.
+ */
+export const healthRoutes: FastifyPluginAsyncZod<{ readonly checks: readonly ReadinessCheck[] }> = async (
+  app,
+  { checks },
+) => {
   const status = z.object({ status: z.string(), checks: z.record(z.string(), z.string()).optional() });
   app.get(
     '/health/live',
@@ -43,26 +54,17 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'checkReadiness',
         security: [],
         tags: ['operations'],
-        summary: 'The database and the event store answer, and no projection has failed',
+        summary: "Everything this process's roles need answers (the database, the event store, …)",
         response: { 200: status },
       },
     },
     async () => {
-      const [database, eventStore, failed] = await Promise.all([
-        withinTimeout(databaseAnswers(pool), false),
-        withinTimeout(store.ping(), false),
-        // A projection no longer in the code keeps its row, but no longer decides readiness.
-        withinTimeout(failedProjections(pool, projections), null),
-      ]);
-      const problems = [
-        ...(database ? [] : ['the database is not reachable']),
-        ...(eventStore ? [] : ['the event store is not reachable']),
-        ...(failed === null ? [] : failed.map((name) => `projection ${name} has failed`)),
-      ];
+      const results = await Promise.all(checks.map(withinTimeout));
+      const problems = results.filter((problem): problem is string => problem !== null);
       if (problems.length > 0) {
         throw new HttpProblem(503, 'not_ready', `Not ready: ${problems.join('; ')}.`, { 'retry-after': '5' });
       }
-      return { status: 'ready', checks: { database: 'ok', eventStore: 'ok', projections: 'ok' } };
+      return { status: 'ready', checks: Object.fromEntries(checks.map((c) => [c.name, 'ok'])) };
     },
   );
 };

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { createLimiter } from '../rate-limiters/limiter.ts';
 import { ProviderError } from './errors.ts';
 
@@ -14,6 +14,11 @@ export interface BudgetOptions {
   readonly maxWaitMs: number;
   readonly keyPrefix: string;
   readonly redis?: Redis | undefined;
+  /**
+   * How many processes share the budget: while Redis is unreachable each counts alone, and keeps to its
+   * share (`perWindow / liveInstances()`), so that together they stay under Intercom's limit. Default 1.
+   */
+  readonly liveInstances?: () => number;
   readonly logger: Logger;
 }
 
@@ -26,20 +31,20 @@ export interface Budget {
  * The app-wide budget of Intercom calls: at most `perWindow` in each window. Windows are aligned to the
  * wall clock (`floor(now / windowMs)`), like Intercom's, so a burst at the end of one of our windows and
  * the start of the next lands in two of theirs too. The counter of each window lives under its own key
- * (in Redis when given, through `createLimiter`, which falls back to memory while Redis is away); a key
- * outlives its window and then expires.
+ * (in Redis when given, through `createLimiter`, which falls back to this process's memory while Redis is
+ * away, at this process's share of the budget); a key outlives its window and then expires.
  */
 export function createBudget(options: BudgetOptions): Budget {
   const { perWindow, windowMs, maxWaitMs } = options;
-  const limiter = createLimiter(
-    {
-      points: perWindow,
-      // Seconds, a whole number: long enough for the key to outlast its window.
-      duration: Math.ceil(windowMs / 1000) * 2,
-      keyPrefix: options.keyPrefix,
-    },
-    options.redis,
-  );
+  const limits = {
+    points: perWindow,
+    // Seconds, a whole number: long enough for the key to outlast its window.
+    duration: Math.ceil(windowMs / 1000) * 2,
+    keyPrefix: options.keyPrefix,
+  };
+  const alone = new RateLimiterMemory(limits);
+  const limiter = createLimiter(limits, options.redis, alone);
+  const share = () => Math.max(1, Math.floor(perWindow / Math.max(1, options.liveInstances?.() ?? 1)));
 
   return {
     async take(method, route) {
@@ -48,6 +53,8 @@ export function createBudget(options: BudgetOptions): Budget {
         const now = Date.now();
         const window = Math.floor(now / windowMs);
         try {
+          // Used only while Redis is away (or absent: then this process is alone and its share is all).
+          alone.points = options.redis === undefined ? perWindow : share();
           await limiter.consume(String(window));
           return;
         } catch (error) {

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { withRequestId } from '../../lib/request-context.ts';
 import { createBudget } from './budget.ts';
+import { redisHold } from './shared-hold.ts';
 import { ProviderError, isProviderError } from './errors.ts';
 import { createSend, type IntercomRequest } from './http.ts';
 import type { ProviderCalls } from '../../lib/provider-calls.ts';
@@ -35,8 +36,10 @@ export interface IntercomClientOptions {
   readonly baseUrl: string;
   readonly accessToken: string;
   readonly logger: Logger;
-  /** Shares the call budget between replicas. */
+  /** Shares the call budget and a 429's hold between replicas. */
   readonly redis?: Redis | undefined;
+  /** How many processes share the budget, for their shares while Redis is away (the heartbeat). */
+  readonly liveInstances?: () => number;
   /** Counts each HTTP exchange (`provider_requests_total`). */
   readonly calls?: ProviderCalls | undefined;
   /** Per attempt. Default 5 s. */
@@ -140,12 +143,16 @@ export function createIntercomClient(options: IntercomClientOptions) {
     breakerHalfOpenAfterMs: settings.breakerHalfOpenAfterMs,
     maxWaitMs: settings.maxWaitMs,
     logger,
+    sharedHold: options.redis
+      ? redisHold(options.redis, `${settings.budgetKeyPrefix}:hold`, logger)
+      : undefined,
     budget: createBudget({
       perWindow: settings.budgetPerWindow,
       windowMs: settings.budgetWindowMs,
       maxWaitMs: settings.maxWaitMs,
       keyPrefix: settings.budgetKeyPrefix,
       redis: options.redis,
+      ...(options.liveInstances === undefined ? {} : { liveInstances: options.liveInstances }),
       logger,
     }),
   });

@@ -24,7 +24,15 @@ export interface ResilienceOptions {
   /** The longest a call waits for a 429's reset before failing as `rate_limited`. */
   readonly maxWaitMs: number;
   readonly budget: Budget;
+  /** Where a 429's hold is kept for every process (Redis); this process's memory alone without. */
+  readonly sharedHold?: SharedHold | undefined;
   readonly logger: Logger;
+}
+
+/** The instant (ms since the epoch) until which every process holds its Intercom calls after a 429. */
+export interface SharedHold {
+  get(): Promise<number>;
+  set(untilMs: number): Promise<void>;
 }
 
 export type CallKind = 'read' | 'write';
@@ -44,8 +52,8 @@ const isOutage = (error: unknown) =>
  * The policies around each Intercom call, outermost first:
  * 1. reads only: retry on `unavailable` (network, timeout, 5xx) with exponential backoff and jitter;
  *    a write is never retried, since it may have landed;
- * 2. after a 429 every call of this client waits for the reset instant (or fails at once as
- *    `rate_limited` when that is further than `maxWaitMs`);
+ * 2. after a 429 every call of this client, and of every process sharing `sharedHold`, waits for the
+ *    reset instant (or fails at once as `rate_limited` when that is further than `maxWaitMs`);
  * 3. an open breaker fails fast, without spending budget;
  * 4. one call from the app-wide budget;
  * 5. the breaker (cockatiel `ConsecutiveBreaker`): opens after `breakerThreshold` consecutive outages,
@@ -89,6 +97,7 @@ export function createResilience(options: ResilienceOptions): Resilience {
     });
 
   async function once<T>(method: string, route: string, attempt: () => Promise<T>): Promise<T> {
+    if (options.sharedHold) heldUntil = Math.max(heldUntil, await options.sharedHold.get());
     const holdMs = heldUntil - Date.now();
     if (holdMs > options.maxWaitMs) {
       throw new ProviderError({
@@ -108,6 +117,7 @@ export function createResilience(options: ResilienceOptions): Resilience {
       if (error instanceof BrokenCircuitError) throw breakerOpen(method, route);
       if (isProviderError(error, 'rate_limited') && error.retryAfterMs !== undefined) {
         heldUntil = Math.max(heldUntil, Date.now() + error.retryAfterMs);
+        await options.sharedHold?.set(heldUntil);
       }
       throw error;
     }

@@ -13,6 +13,8 @@ export interface RateLimit {
 export interface SandboxCall {
   readonly method: string;
   readonly path: string;
+  /** When it came (ms since the epoch, the sandbox's clock). */
+  readonly at: number;
 }
 
 export interface GateOptions {
@@ -73,7 +75,7 @@ export function installGate(scope: FastifyInstance, options: GateOptions): void 
         'x-ratelimit-reset': reset,
       });
     const path = request.url.split('?')[0] ?? request.url;
-    options.calls.push({ method: request.method, path });
+    options.calls.push({ method: request.method, path, at: options.now() });
     // A sandbox left running under `npm start` must not grow without bound.
     if (options.calls.length > MAX_CALLS_KEPT) options.calls.splice(0, options.calls.length / 2);
     const fault = options.faults.take(request.method, path);

@@ -138,7 +138,7 @@ export async function startIntercomSandbox(options: IntercomSandboxOptions): Pro
   });
   await app.register(
     async (scope) => {
-      operatorRoutes(scope, operator, options.accessToken);
+      operatorRoutes(scope, operator, options.accessToken, calls);
     },
     { prefix: OPERATOR_PREFIX },
   );

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { IntercomError, parse } from './errors.ts';
-import { hasBearer } from './gate.ts';
+import { hasBearer, type SandboxCall } from './gate.ts';
 import { operatorInputs, type ActionResult, type SandboxOperator } from './operator.ts';
 
 /** Where the operator side listens over HTTP: a prefix real Intercom does not have. */
@@ -14,7 +14,12 @@ type Action = (id: string, body: unknown) => Promise<ActionResult>;
  * The operator side over HTTP, for the service's devtools (`npm start`): the same actions as the
  * in-process `operator`, a JSON body each. The access token guards it too, though only loopback reaches it.
  */
-export function operatorRoutes(app: FastifyInstance, operator: SandboxOperator, accessToken: string): void {
+export function operatorRoutes(
+  app: FastifyInstance,
+  operator: SandboxOperator,
+  accessToken: string,
+  calls: readonly SandboxCall[],
+): void {
   app.addHook('onRequest', async (request) => {
     if (!hasBearer(request, accessToken))
       throw new IntercomError(401, 'unauthorized', 'Access Token Invalid');
@@ -56,6 +61,9 @@ export function operatorRoutes(app: FastifyInstance, operator: SandboxOperator, 
     operator.clearFaults();
     return reply.code(204).send();
   });
+
+  // The API calls received (the latest thousands), for tests of a sandbox in a process of its own.
+  app.get('/calls', async () => ({ calls }));
 
   app.get('/webhooks', async () => ({
     notifications: operator.notifications,
