@@ -1,4 +1,5 @@
 import { createPool, type DatabasePool, type Interceptor, SchemaValidationError, sql } from 'slonik';
+import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
 
 export type { DatabasePool } from 'slonik';
@@ -23,9 +24,58 @@ export interface PoolOptions {
   readonly maximumPoolSize?: number;
 }
 
-export function createDatabasePool(url: string, options: PoolOptions = {}): Promise<DatabasePool> {
-  return createPool(url, {
-    interceptors: [validateRows],
+/** How long queries wait for a connection of a pool: what the poll pace reads (decision 022). */
+export interface PoolWaits {
+  /** The shortest wait for a connection since the last call, in ms; null when none was handed out. */
+  takeFastest(): number | null;
+  /** When a connection was last handed out (performance.now()); -Infinity before the first. */
+  lastHandedOut(): number;
+}
+
+const waitsOfPools = new WeakMap<DatabasePool, PoolWaits>();
+
+/** The waits of a pool made by `createDatabasePool`; null for any other. */
+export const poolWaitsOf = (pool: DatabasePool): PoolWaits | null => waitsOfPools.get(pool) ?? null;
+
+/**
+ * Times each wait for a connection: slonik hands the same context object to the hooks before and after
+ * a connection is taken from the pool.
+ */
+function recordWaits(): { readonly interceptor: Interceptor; readonly waits: PoolWaits } {
+  const asked = new WeakMap<object, number>();
+  let fastest: number | null = null;
+  let last = Number.NEGATIVE_INFINITY;
+  return {
+    interceptor: {
+      name: 'pool-waits',
+      beforePoolConnection: (context) => {
+        asked.set(context, performance.now());
+        return null;
+      },
+      afterPoolConnection: (context) => {
+        const at = asked.get(context);
+        if (at === undefined) return null;
+        last = performance.now();
+        const waited = last - at;
+        fastest = fastest === null ? waited : Math.min(fastest, waited);
+        return null;
+      },
+    },
+    waits: {
+      takeFastest() {
+        const taken = fastest;
+        fastest = null;
+        return taken;
+      },
+      lastHandedOut: () => last,
+    },
+  };
+}
+
+export async function createDatabasePool(url: string, options: PoolOptions = {}): Promise<DatabasePool> {
+  const { interceptor, waits } = recordWaits();
+  const pool = await createPool(url, {
+    interceptors: [validateRows, interceptor],
     maxPoolSize: options.maximumPoolSize ?? 10,
     // slonik's default runs DISCARD ALL whenever a connection returns to the pool: a second round trip
     // for every query (decision 006). The service keeps no session state on pooled connections (no SET,
@@ -35,6 +85,8 @@ export function createDatabasePool(url: string, options: PoolOptions = {}): Prom
     statementTimeout: 30_000,
     connectionTimeout: 10_000,
   });
+  waitsOfPools.set(pool, waits);
+  return pool;
 }
 
 /** Whether the database answers a trivial query. */

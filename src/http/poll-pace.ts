@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { DatabasePool } from '../db/pool.ts';
+import { type DatabasePool, poolWaitsOf } from '../db/pool.ts';
 
 /**
  * How fast clients are asked to poll (decision 022). Clients obey `X-Poll-Interval`, so when this process
@@ -15,8 +15,8 @@ export interface PollPace {
 }
 
 export interface PollPaceOptions {
-  /** Whose queue of waiting requests counts as load. */
-  readonly pool: Pick<DatabasePool, 'state' | 'configuration'>;
+  /** Whose queue for connections counts as load (a pool made by `createDatabasePool`). */
+  readonly pool: DatabasePool;
   /** How often the load is looked at. Default 1 s. */
   readonly sampleMs?: number;
   /** The sampler's own timer firing this much late is overload. Default 1 s: a GC pause is not. */
@@ -25,7 +25,9 @@ export interface PollPaceOptions {
   readonly busyShare?: number;
   /** Samples in a row without overload before the factor steps down. Default 5. */
   readonly calmSamples?: number;
-  /** Samples in a row with more requests waiting for a connection than the pool has. Default 2. */
+  /** A wait for a database connection that even the fastest query of a sample had: a standing queue. Default 250 ms. */
+  readonly queueMs?: number;
+  /** Samples in a row with a standing queue for database connections. Default 2. */
   readonly queuedSamples?: number;
 }
 
@@ -38,9 +40,11 @@ export interface PaceReading {
   readonly lateMs: number;
   /** Event-loop utilisation over the sample, 0 to 1. */
   readonly busy: number;
-  /** Requests waiting for a database connection at the sample, and how many connections the pool has. */
-  readonly waiting: number;
-  readonly poolSize: number;
+  /**
+   * The shortest wait for a database connection in the sample, in ms: how long the queue stood. When no
+   * connection was handed out while queries waited, how long it has not moved; 0 without a queue.
+   */
+  readonly queueMs: number;
 }
 
 export interface PaceState {
@@ -48,7 +52,7 @@ export interface PaceState {
   readonly step: number;
   /** Calm samples in a row. */
   readonly calm: number;
-  /** Samples in a row that found the pool's queue longer than the pool. */
+  /** Samples in a row that found a standing queue for database connections. */
   readonly queued: number;
 }
 
@@ -58,19 +62,22 @@ export interface PaceRules {
   readonly lagMs: number;
   readonly busyShare: number;
   readonly calmSamples: number;
+  readonly queueMs: number;
   readonly queuedSamples: number;
 }
 
 /**
  * The policy, without a clock: a sample is overloaded when the event loop was busy for `busyShare` of it
- * or more (Node's event-loop utilisation), when it came `lagMs` late (a stall of a second), or when more
- * requests waited for a database connection than the pool has, in `queuedSamples` samples in a row (one
- * sample's queue is a burst: a pause of the process, then every poll of that moment at once). Each
- * overloaded sample raises the factor one step (up to 8); `calmSamples` calm ones in a row lower it one
- * step. Up fast, down slowly: a fleet that was told to wait comes back gradually, not all at once.
+ * or more (Node's event-loop utilisation), when it came `lagMs` late (a stall of a second), or when the
+ * queue for database connections stood, in `queuedSamples` samples in a row: even the fastest query
+ * waited `queueMs` or more (CoDel's test of a standing queue). A burst, however large (a cold herd of
+ * first polls, every poll of one instant after a pause), leaves some queries served at once and is not
+ * overload; a database or a pool that cannot keep up makes every query wait, and is. Each overloaded
+ * sample raises the factor one step (up to 8); `calmSamples` calm ones in a row lower it one step. Up
+ * fast, down slowly: a fleet that was told to wait comes back gradually, not all at once.
  */
 export function nextPace(state: PaceState, reading: PaceReading, rules: PaceRules): PaceState {
-  const queued = reading.waiting > reading.poolSize ? state.queued + 1 : 0;
+  const queued = reading.queueMs >= rules.queueMs ? state.queued + 1 : 0;
   const overloaded =
     reading.lateMs > rules.lagMs || reading.busy >= rules.busyShare || queued >= rules.queuedSamples;
   if (overloaded) return { step: Math.min(state.step + 1, PACE_FACTORS.length - 1), calm: 0, queued };
@@ -85,23 +92,27 @@ export function startPollPace(options: PollPaceOptions): PollPace {
     lagMs: options.lagMs ?? 1_000,
     busyShare: options.busyShare ?? 0.9,
     calmSamples: options.calmSamples ?? 5,
+    queueMs: options.queueMs ?? 250,
     queuedSamples: options.queuedSamples ?? 2,
   };
+  const waits = poolWaitsOf(options.pool);
   let state = calmPace;
   let expected = Date.now() + sampleMs;
   let usage = performance.eventLoopUtilization();
+  const standingQueueMs = (): number => {
+    const fastest = waits?.takeFastest() ?? null;
+    if (fastest !== null) return fastest;
+    // Nothing handed out: a queue that did not move at all has stood since the last hand-out.
+    const waiting = options.pool.state().waitingClients;
+    return waiting > 0 && waits ? performance.now() - waits.lastHandedOut() : 0;
+  };
   const timer = setInterval(() => {
     const now = Date.now();
     const lateMs = now - expected;
     expected = now + sampleMs;
     const busy = performance.eventLoopUtilization(usage).utilization;
     usage = performance.eventLoopUtilization();
-    const waiting = options.pool.state().waitingClients;
-    state = nextPace(
-      state,
-      { lateMs, busy, waiting, poolSize: options.pool.configuration.maxPoolSize ?? 10 },
-      rules,
-    );
+    state = nextPace(state, { lateMs, busy, queueMs: standingQueueMs() }, rules);
   }, sampleMs);
   timer.unref();
   const factor = () => PACE_FACTORS[state.step] ?? 1;

@@ -21,23 +21,21 @@ async function overload(ms: number): Promise<void> {
 }
 
 describe('the pace policy', () => {
-  const rules = { lagMs: 1_000, busyShare: 0.9, calmSamples: 3, queuedSamples: 2 };
-  const quiet: PaceReading = { lateMs: 2, busy: 0.3, waiting: 0, poolSize: 10 };
+  const rules = { lagMs: 1_000, busyShare: 0.9, calmSamples: 3, queueMs: 250, queuedSamples: 2 };
+  const quiet: PaceReading = { lateMs: 2, busy: 0.3, queueMs: 0 };
   const run = (readings: readonly PaceReading[]) =>
     readings.reduce((state, reading) => nextPace(state, reading, rules), calmPace).step;
 
-  it('stays calm through one sample of a queue longer than the pool (a burst), and steps up at two in a row', () => {
-    const queued = { ...quiet, waiting: 11 };
-    expect(run([queued])).toBe(0);
-    expect(run([queued, quiet, queued])).toBe(0);
-    expect(run([queued, queued])).toBe(1);
-    expect(run([queued, queued, queued])).toBe(2);
-    expect(
-      run([
-        { ...quiet, waiting: 10 },
-        { ...quiet, waiting: 10 },
-      ]),
-    ).toBe(0);
+  it('stays calm through a burst for database connections, and steps up while the queue stands', () => {
+    // A burst: some queries still got a connection at once, so the fastest waited little.
+    const burst = { ...quiet, queueMs: 40 };
+    expect(run([burst, burst, burst])).toBe(0);
+    // Standing: even the fastest query waited the target or more; one sample is not enough.
+    const standing = { ...quiet, queueMs: 300 };
+    expect(run([standing])).toBe(0);
+    expect(run([standing, quiet, standing])).toBe(0);
+    expect(run([standing, standing])).toBe(1);
+    expect(run([standing, standing, standing])).toBe(2);
   });
 
   it('steps up at once on a busy loop or a stall, up to the last factor', () => {
@@ -78,11 +76,17 @@ describe('the poll pace', () => {
     }
   });
 
-  it('counts requests waiting for a database connection beyond the pool as overload', async () => {
+  it('counts a standing queue for database connections as overload, and a burst not', async () => {
     const small = await createDatabasePool(db.url, { maximumPoolSize: 1 });
-    const pace = startPollPace({ pool: small, sampleMs: 100, lagMs: 10_000, calmSamples: 3 });
+    const pace = startPollPace({ pool: small, sampleMs: 100, lagMs: 10_000, calmSamples: 3, queueMs: 150 });
     try {
-      const queries = Array.from({ length: 4 }, () => small.query(sql.unsafe`SELECT pg_sleep(0.4)`));
+      // A burst: each query waits for the one before, briefly; some take a connection at once.
+      for (let round = 0; round < 5; round++) {
+        await Promise.all(Array.from({ length: 3 }, () => small.query(sql.unsafe`SELECT pg_sleep(0.02)`)));
+      }
+      expect(pace.factor()).toBe(1);
+      // Standing: every query waits 0.4 s and more behind the others.
+      const queries = Array.from({ length: 6 }, () => small.query(sql.unsafe`SELECT pg_sleep(0.4)`));
       await eventually(
         () => Promise.resolve(pace.factor()),
         (factor) => factor >= 2,

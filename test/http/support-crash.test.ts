@@ -28,6 +28,9 @@ describe('a crash after the webhook was answered and before it was processed', (
       .object({ conversationId: z.string() })
       .parse((await api.post('pia', '/conversations', { text: 'anyone?' })).json);
     const before = await api.get('pia', `/conversations/${conversationId}`);
+    // The user's own message makes Intercom send `conversation.user.created`, on its own time: it is in
+    // before the team answers, as it would be in real life.
+    await sandbox.operator.webhooksIdle();
 
     await sandbox.operator.reply(conversationId, { body: 'Here I am' });
     await sandbox.operator.close(conversationId);
