@@ -1,11 +1,40 @@
 import { z } from 'zod';
+import { cpuProfileReading } from './cpu-profile.ts';
 
 /** What crosses the IPC channels between the orchestrator and its children, checked on arrival. */
 
-/** The service, ready: where it listens and where operator replies go. */
+/**
+ * How fleet.ts starts a service process of the multi-process mode (BENCH_FLEET_PROCESSES), as JSON in
+ * its BENCH_FLEET_SERVICE variable; unset, the process is the one service of the single-process mode.
+ * A variable of the bench's own, so a REDIS_URL or ROLES the shell happens to export changes nothing.
+ */
+export const serviceLaunch = z.object({
+  /** PROCESS_NAME: `api-1` … `api-K`, `worker`. */
+  name: z.string(),
+  roles: z.array(z.enum(['api', 'worker'])).min(1),
+  /** The API processes' shared port (SO_REUSEPORT); 0 for the worker, which serves health and metrics only. */
+  port: z.number().int().min(0),
+  /** Where the API processes listen, for the sandbox's webhooks when this process holds it (the worker). */
+  publicBase: z.string().nullable(),
+  /** Where uploads go: one directory for every process, as a bucket would be (an upload and its reads may reach different processes). */
+  uploadDir: z.string(),
+  /** Settings on top of the production ones: the shared secrets, REDIS_URL, the sandbox's address. */
+  env: z.record(z.string(), z.string()),
+});
+export type ServiceLaunch = z.infer<typeof serviceLaunch>;
+
+/** The Intercom sandbox of the process that runs it: its operator route and what clients need. */
+export const sandboxAddress = z.object({
+  url: z.string(),
+  accessToken: z.string(),
+  webhookSecret: z.string(),
+});
+export type SandboxAddress = z.infer<typeof sandboxAddress>;
+
+/** A service process, ready: where it listens and, when it runs the sandbox, the sandbox's address. */
 export const serviceReady = z.object({
   base: z.string(),
-  operator: z.object({ url: z.string(), token: z.string() }),
+  sandbox: sandboxAddress.nullable(),
   poolSize: z.number().nullable(),
 });
 
@@ -20,8 +49,17 @@ export const serviceWindow = z.object({
   /** API calls the sandbox received (null when its call list was trimmed mid-window). */
   providerCalls: z.number().nullable(),
   providerByKind: z.array(z.tuple([z.string(), z.number()])),
+  /** HTTP requests the process answered in the window (its http_requests_total): how the kernel spread them. */
+  requests: z.number(),
 });
 export type ServiceWindow = z.infer<typeof serviceWindow>;
+
+/**
+ * A service process's answer to `close`: its window and, with BENCH_FLEET_CPU_PROFILE, the window's CPU
+ * profile summarised where it was taken (the orchestrator need not know the file's name nor read 1 MB of it).
+ */
+export const serviceClose = serviceWindow.extend({ cpuProfile: cpuProfileReading });
+export type ServiceClose = z.infer<typeof serviceClose>;
 
 export const fleetWorld = z.object({
   channelId: z.string(),

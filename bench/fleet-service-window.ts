@@ -1,36 +1,42 @@
+import type { Registry } from 'prom-client';
 import type { IntercomSandbox } from '../src/integrations/intercom/sandbox/index.ts';
 import { byKind, recordCalls, type TimedCall } from './chat-calls.ts';
 import type { ServiceWindow } from './fleet-messages.ts';
 import { loopMonitor } from './fleet-stats.ts';
 import { sampleRss } from './rss.ts';
 
-/** What the service's process watches in a measured window, from inside. */
+/** What a service process watches in a measured window, from inside. */
 export interface ServiceWatch {
-  close(): ServiceWindow;
+  close(): Promise<ServiceWindow>;
   /** Stops the samplers without a reading (teardown). */
   stop(): void;
 }
 
+type Calls = Pick<ServiceWindow, 'providerCalls' | 'providerByKind'>;
+
+/** HTTP requests the process has answered so far (every route and status of its http_requests_total). */
+async function requestsServed(registry: Registry): Promise<number> {
+  const metric = registry.getSingleMetric('http_requests_total');
+  if (!metric) return 0;
+  const { values } = await metric.get();
+  return values.reduce((sum, v) => sum + v.value, 0);
+}
+
 /**
- * Starts watching: the sandbox's calls, RSS every 250 ms and the event loop's delay. `quiet` (the idle
- * window) leaves the samplers off, since their timers would cost a fair share of what idle is allowed
- * (the loop monitor alone about 1 % of a core); the calls are then counted at the edges only.
+ * The sandbox's calls over the window: counted at the edges (`quiet`), or stamped every 100 ms. A process
+ * without the sandbox (an API process of the multi-process mode) makes its calls to the worker's, which
+ * counts them there.
  */
-export function watchService(sandbox: IntercomSandbox, quiet: boolean): ServiceWatch {
-  const memory = () => process.memoryUsage();
+function watchCalls(sandbox: IntercomSandbox | null, quiet: boolean): { read(): Calls; stop(): void } {
+  if (sandbox === null)
+    return { read: () => ({ providerCalls: 0, providerByKind: [] }), stop: () => undefined };
   if (quiet) {
     const from = sandbox.calls.length;
     return {
-      close() {
+      read() {
         const calls: readonly TimedCall[] = sandbox.calls.slice(from).map((c) => ({ ...c, at: 0 }));
-        const { rss, heapUsed } = memory();
+        // The sandbox halves its list past 100,000 calls: a shorter list means the count is lost.
         return {
-          rssBytes: rss,
-          rssPeakBytes: rss,
-          heapUsedBytes: heapUsed,
-          loopDelayP99Ms: null,
-          loopDelayMaxMs: null,
-          // The sandbox halves its list past 100,000 calls: a shorter list means the count is lost.
           providerCalls: sandbox.calls.length >= from ? calls.length : null,
           providerByKind: byKind(calls),
         };
@@ -40,31 +46,54 @@ export function watchService(sandbox: IntercomSandbox, quiet: boolean): ServiceW
   }
   const log = recordCalls(sandbox, 100);
   const from = log.mark();
-  const rss = sampleRss(250);
-  const loop = loopMonitor();
-  const stop = () => {
-    log.stop();
-    rss.stop();
-    loop.stop();
-  };
   return {
-    close() {
+    read() {
       let calls: TimedCall[] | null;
       try {
         calls = log.between(from, log.mark());
       } catch {
         calls = null;
       }
+      return { providerCalls: calls?.length ?? null, providerByKind: calls ? byKind(calls) : [] };
+    },
+    stop: () => {
+      log.stop();
+    },
+  };
+}
+
+/**
+ * Starts watching: the sandbox's calls, the requests served, RSS every 250 ms and the event loop's delay.
+ * `quiet` (the idle window) leaves the samplers off, since their timers would cost a fair share of what
+ * idle is allowed (the loop monitor alone about 1 % of a core); the rest is then read at the edges only.
+ */
+export async function watchService(
+  sandbox: IntercomSandbox | null,
+  registry: Registry,
+  quiet: boolean,
+): Promise<ServiceWatch> {
+  const requestsFrom = await requestsServed(registry);
+  const calls = watchCalls(sandbox, quiet);
+  const samplers = quiet ? null : { rss: sampleRss(250), loop: loopMonitor() };
+  const stop = () => {
+    calls.stop();
+    samplers?.rss.stop();
+    samplers?.loop.stop();
+  };
+  return {
+    async close() {
+      const provider = calls.read();
+      const requests = (await requestsServed(registry)) - requestsFrom;
       stop();
-      const { rss: now, heapUsed } = memory();
+      const { rss, heapUsed } = process.memoryUsage();
       return {
-        rssBytes: now,
-        rssPeakBytes: rss.peak(),
+        rssBytes: rss,
+        rssPeakBytes: samplers?.rss.peak() ?? rss,
         heapUsedBytes: heapUsed,
-        loopDelayP99Ms: loop.p99Ms(),
-        loopDelayMaxMs: loop.maxMs(),
-        providerCalls: calls?.length ?? null,
-        providerByKind: calls ? byKind(calls) : [],
+        loopDelayP99Ms: samplers?.loop.p99Ms() ?? null,
+        loopDelayMaxMs: samplers?.loop.maxMs() ?? null,
+        ...provider,
+        requests,
       };
     },
     stop,

@@ -14,7 +14,20 @@ export interface FleetSettings {
   readonly connections: number;
   readonly logLevel: string;
   readonly poolSize: number | undefined;
+  /**
+   * BENCH_FLEET_PROCESSES: the counts of API processes to run the fleet against, each with a worker of its
+   * own role; null (unset) runs the one process of `npm start`, as the bench always has.
+   */
+  readonly processes: readonly number[] | null;
+  /** Where the processes share their state; required with `processes`, never used without. */
+  readonly redisUrl: string | null;
 }
+
+/**
+ * Each API process may hold 17 connections and the worker 20 (docs/scale-out.md): four API processes and
+ * the worker stay under the embedded cluster's max_connections (100) with room for the bench's own.
+ */
+export const MAX_API_PROCESSES = 4;
 
 function positiveIntList(name: string, fallback: readonly number[]): number[] {
   const raw = process.env[name];
@@ -24,6 +37,23 @@ function positiveIntList(name: string, fallback: readonly number[]): number[] {
     throw new Error(`${name} must be a comma-separated list of positive integers, got '${raw}'`);
   }
   return values;
+}
+
+/** BENCH_FLEET_PROCESSES and the Redis several processes need, checked before anything starts. */
+function processSettings(): Pick<FleetSettings, 'processes' | 'redisUrl'> {
+  const raw = process.env.BENCH_FLEET_PROCESSES;
+  if (raw === undefined || raw.trim() === '') return { processes: null, redisUrl: null };
+  const processes = positiveIntList('BENCH_FLEET_PROCESSES', []);
+  if (processes.some((k) => k > MAX_API_PROCESSES)) {
+    throw new Error(`BENCH_FLEET_PROCESSES allows at most ${MAX_API_PROCESSES} API processes, got '${raw}'`);
+  }
+  const redisUrl = process.env.REDIS_URL;
+  if (redisUrl === undefined || redisUrl === '') {
+    throw new Error(
+      'BENCH_FLEET_PROCESSES needs REDIS_URL: the processes share limits and caches through it',
+    );
+  }
+  return { processes, redisUrl };
 }
 
 export function fleetSettings(): FleetSettings {
@@ -39,5 +69,6 @@ export function fleetSettings(): FleetSettings {
     connections: positiveInt('BENCH_FLEET_CONNECTIONS') ?? 256,
     logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
     poolSize: positiveInt('BENCH_POOL_SIZE'),
+    ...processSettings(),
   };
 }

@@ -6,8 +6,8 @@ import { fixed, percent } from './report.ts';
 
 /** Markdown tables of one measured window: per route, per write, resources, statements. */
 
-const ms = (n: number | null) => (n === null ? '–' : `${fixed(n, n < 10 ? 2 : 1)} ms`);
-const mib = (bytes: number) => `${fixed(bytes / 2 ** 20, 0)} MiB`;
+export const ms = (n: number | null) => (n === null ? '–' : `${fixed(n, n < 10 ? 2 : 1)} ms`);
+export const mib = (bytes: number) => `${fixed(bytes / 2 ** 20, 0)} MiB`;
 const counts = (statuses: Readonly<Record<string, number>>) =>
   Object.entries(statuses)
     .sort(([a], [b]) => a.localeCompare(b))
@@ -103,21 +103,32 @@ export function generatorLine(step: StepResult): string {
   );
 }
 
+/** The slowest poll route's p99, in milliseconds. */
+export const worstP99 = (step: StepResult) =>
+  Math.max(...POLL_ROUTES.map((r) => step.polls[r].latency.p99Ms));
+
+/** Polls answered over polls scheduled in the window. */
+export function answeredShare(step: StepResult): number {
+  const scheduled = POLL_ROUTES.reduce((n, r) => n + step.polls[r].scheduled, 0);
+  return scheduled === 0 ? 1 : pollsAnswered(step) / scheduled;
+}
+
+/** A new comment seen by another user: p50 / p99 (seen/posted). */
+export function seenCell(step: StepResult): string {
+  const v = step.visibility;
+  return v === null || v.posted === 0
+    ? '–'
+    : `${ms(v.p50Ms)} / ${v.p99Ms === null ? 'over 1 % unseen' : ms(v.p99Ms)} (${v.seen}/${v.posted})`;
+}
+
 /** The summary row of a ladder step (or the baseline). */
 export function ladderRow(s: Step, result: string): string {
   const { step, measured } = s;
   const polls = pollsAnswered(step);
-  const worst = Math.max(...POLL_ROUTES.map((r) => step.polls[r].latency.p99Ms));
-  const scheduled = POLL_ROUTES.reduce((n, r) => n + step.polls[r].scheduled, 0);
-  const v = step.visibility;
-  const seen =
-    v === null || v.posted === 0
-      ? '–'
-      : `${ms(v.p50Ms)} / ${v.p99Ms === null ? 'over 1 % unseen' : ms(v.p99Ms)} (${v.seen}/${v.posted})`;
   const perMinute = providerPerMinute(measured);
   return (
-    `| ${step.users} | ${result} | ${fixed(nominalPollRate(step.users), 0)} | ${fixed(polls / step.windowS, 0)} | ${ms(worst)} | ${percent(scheduled === 0 ? 1 : polls / scheduled)} | ` +
-    `${seen} | ${fixed(measured.cores.service)} | ${fixed(measured.cores.postgres)} | ${fixed(measured.cores.generator)} | ` +
+    `| ${step.users} | ${result} | ${fixed(nominalPollRate(step.users), 0)} | ${fixed(polls / step.windowS, 0)} | ${ms(worstP99(step))} | ${percent(answeredShare(step))} | ` +
+    `${seenCell(step)} | ${fixed(measured.cores.service)} | ${fixed(measured.cores.postgres)} | ${fixed(measured.cores.generator)} | ` +
     `${polls === 0 ? '–' : fixed(measured.statements.total / polls)} | ` +
     `${perMinute === null ? '?' : fixed(perMinute, 0)} | ` +
     `${mib(measured.service.rssPeakBytes)} | ${ms(measured.service.loopDelayMaxMs)} | ${ms(step.generator.loopDelayP99Ms)} | ` +
@@ -133,7 +144,7 @@ export const LADDER_HEAD = [
 /** One line of a step for the console. */
 export function ladderLine(s: Step, verdict: StepVerdict | null): string {
   const { step, measured } = s;
-  const worst = Math.max(...POLL_ROUTES.map((r) => step.polls[r].latency.p99Ms));
+  const worst = worstP99(step);
   const outcome = verdict === null ? 'baseline' : verdict.pass ? 'PASS' : 'FAIL';
   const why = verdict === null ? [] : [...verdict.misses, ...verdict.distrust];
   return (
@@ -145,14 +156,50 @@ export function ladderLine(s: Step, verdict: StepVerdict | null): string {
   );
 }
 
+/**
+ * The longest X-Poll-Interval an answer of the window asked for, as a multiple of its route's default
+ * (1: no answer slowed its client down); null when no answer carried the header.
+ */
+export function paceFactor(step: StepResult): number | null {
+  const factor = Math.max(...POLL_ROUTES.map((r) => step.polls[r].maxIntervalMs / DEFAULT_INTERVAL_MS[r]));
+  return factor > 0 ? factor : null;
+}
+
 /** When the service slowed its clients down (X-Poll-Interval above the defaults): how much. */
 export function slowDownLine(step: StepResult): string | null {
   const slowed = POLL_ROUTES.reduce((n, r) => n + step.polls[r].slowed, 0);
   if (slowed === 0) return null;
   const answers = POLL_ROUTES.reduce((n, r) => n + step.polls[r].answered, 0);
-  const factor = Math.max(...POLL_ROUTES.map((r) => step.polls[r].maxIntervalMs / DEFAULT_INTERVAL_MS[r]));
+  const factor = paceFactor(step) ?? 0;
   return (
     `- The service asked clients to slow down on ${slowed} of ${answers} answers (X-Poll-Interval up to ${fixed(factor, 0)} × the default): ` +
     `${fixed(answers / step.windowS, 0)} polls/s answered against ${fixed(nominalPollRate(step.users), 0)} at the default intervals`
   );
+}
+
+/** CPU time per answered poll, in µs: `cores` over the window's seconds, divided by the polls answered. */
+export const cpuPerPollUs = (cores: number, seconds: number, polls: number | null) =>
+  polls === null || polls === 0 ? null : ((cores * seconds) / polls) * 1e6;
+
+const us = (n: number | null) => (n === null ? '–' : `${fixed(n, 0)} µs`);
+const delay = (n: number | null) => (n === null ? 'not sampled' : ms(n));
+
+/**
+ * Each process of the service over a window, and all of them: what the multi-process mode adds. CPU per
+ * poll divides a process's CPU by every poll the service answered (which process answered which poll is
+ * the kernel's choice), so the rows add up to the total. Nothing when the service is one process.
+ */
+export function processTable(m: Measured, polls: number | null): string[] {
+  if (m.processes.length <= 1) return [];
+  const row = (name: string, cores: number, w: Measured['service']) =>
+    `| ${name} | ${fixed(cores)} | ${us(cpuPerPollUs(cores, m.seconds, polls))} | ${w.requests} | ` +
+    `${mib(w.rssBytes)} | ${mib(w.rssPeakBytes)} | ${mib(w.heapUsedBytes)} | ${delay(w.loopDelayP99Ms)} | ${delay(w.loopDelayMaxMs)} | ` +
+    `${w.providerCalls ?? '?'} |`;
+  return [
+    '| process | CPU (cores) | CPU per answered poll | requests served | RSS at the end | RSS peak | heap used | event-loop delay p99 | event-loop delay max | provider calls |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...m.processes.map((p) => row(p.name, p.cores, p.window)),
+    row('**all**', m.cores.service, m.service),
+    '',
+  ];
 }

@@ -26,6 +26,11 @@ export const generatorSaturated = (s: Step) => s.measured.cores.generator >= GEN
 export interface Step {
   readonly step: StepResult;
   readonly measured: Measured;
+  /**
+   * Seconds from the end of the load until every process's poll pace was back at factor 1; null when
+   * not watched (the baseline), Infinity when it was not back within the watch.
+   */
+  readonly calmAfterS?: number | null;
 }
 
 export interface StepVerdict {

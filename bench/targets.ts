@@ -19,6 +19,7 @@ import { Registry } from 'prom-client';
 import { localStorage } from '../src/integrations/storage/local.ts';
 import type { ObjectStorage } from '../src/integrations/storage/port.ts';
 import { createLogger } from '../src/http/logger.ts';
+import { createRedis } from '../src/integrations/redis.ts';
 import type { Target } from './load.ts';
 import type { Teardown } from './teardown.ts';
 
@@ -31,8 +32,20 @@ const RATE_LIMIT_PER_MINUTE = '1000000';
 const LOGIN_MAX_FAILURES = '1000';
 const TOKEN_TTL_SECONDS = 3600;
 
-async function listen(app: FastifyInstance): Promise<string> {
-  await app.listen({ host: '127.0.0.1', port: 0 });
+/** Where a service listens: any free port, or a port several API processes share (SO_REUSEPORT). */
+export interface ListenAt {
+  readonly port: number;
+  readonly reusePort: boolean;
+}
+
+async function listen(app: FastifyInstance, at: ListenAt = { port: 0, reusePort: false }): Promise<string> {
+  // fastify hands these to server.listen; its type lacks Node's reusePort, so no object literal here.
+  const options = {
+    host: '127.0.0.1',
+    port: at.port,
+    ...(at.reusePort ? { exclusive: true, reusePort: true } : {}),
+  };
+  await app.listen(options);
   const address = app.server.address();
   if (typeof address !== 'object' || !address) throw new Error('server has no TCP address');
   return `http://127.0.0.1:${address.port}`;
@@ -52,8 +65,18 @@ export interface ServiceOptions {
   readonly poolSize: number | undefined;
   /** Where uploads go: a local directory of the bench's own by default. */
   readonly storage?: ObjectStorage;
-  /** Settings of a bench's own on top of the production ones (the push bench's loopback fakes, say). */
+  /**
+   * Settings of a bench's own on top of the production ones (the push bench's loopback fakes, say). ROLES,
+   * PROCESS_NAME and REDIS_URL there make this one process of several (the fleet's multi-process mode).
+   */
   readonly env?: Readonly<Record<string, string>>;
+  /** Where the app listens; any free port by default. */
+  readonly listen?: ListenAt;
+  /**
+   * The address the service is reached at when it is not this process's own (a worker: the API
+   * processes' port), where the sandbox in this process sends its webhooks.
+   */
+  readonly publicBase?: string;
 }
 
 export interface Service {
@@ -65,6 +88,8 @@ export interface Service {
   readonly base: string;
   /** The app's pool, for a benchmark to seed what it reads. */
   readonly pool: DatabasePool;
+  /** The app's metrics (http_requests_total, …), for a benchmark that counts what this process served. */
+  readonly registry: Registry;
   readonly database: 'DATABASE_URL' | 'embedded PostgreSQL';
   /** undefined when slonik does not report it (it then uses its own default). */
   readonly poolSize: number | undefined;
@@ -141,34 +166,42 @@ export async function startService(options: ServiceOptions, teardown: Teardown):
   await updateNotificationSettings(pool, BENCH_USER_ID, SEEDED);
 
   const storage = options.storage ?? localStorage(await temporaryDirectory('svc-bench-uploads-', teardown));
+  // Only with REDIS_URL in `env`: one process alone keeps its limits and caches in memory, as it always has.
+  const redis = config.REDIS_URL === undefined ? undefined : createRedis(config.REDIS_URL, logger);
+  if (redis) teardown.add('redis', () => redis.quit());
+  const registry = new Registry();
   const service = await startOwnService({
     config,
     roles: config.ROLES,
-    name: 'bench',
+    name: config.PROCESS_NAME ?? 'bench',
     databaseUrl: url,
     pool,
+    redis,
     logger,
-    registry: new Registry(),
+    registry,
     storage,
-    // The bench runs production settings, but Intercom is the sandbox here.
+    // The bench runs production settings, but Intercom is the sandbox here (in this process, or at
+    // SUPPORT_BASE_URL in another's).
     support: { sandboxInProduction: true },
   });
   teardown.add('service', () => service.stop());
   const { app, eventSourcing, support } = service;
-  const base = await listen(app);
-  service.listening(base);
+  const base = await listen(app, options.listen);
+  service.listening(options.publicBase ?? base);
 
   const { token } = mintSessionToken(config.JWT_SECRET, BENCH_USER_ID, TOKEN_TTL_SECONDS);
   const target = {
     url: `${base}/api/settings/notifications`,
     headers: { authorization: `Bearer ${token}` },
   };
-  await assertAnswers(target, (body) => isDeepStrictEqual(body, SEEDED));
+  // A worker alone serves health and metrics only: there is no API to check.
+  if (config.ROLES.includes('api')) await assertAnswers(target, (body) => isDeepStrictEqual(body, SEEDED));
   return {
     config,
     target,
     base,
     pool,
+    registry,
     database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL',
     poolSize: pool.configuration.maxPoolSize,
     eventSourcing,

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { type DatabasePool, poolWaitsOf } from '../db/pool.ts';
 
 /**
@@ -23,12 +24,30 @@ export interface PollPaceOptions {
   readonly lagMs?: number;
   /** An event loop busy this share of a sample is overload. Default 0.9. */
   readonly busyShare?: number;
+  /** Samples in a row with the event loop that busy. Default 2: one busy second is a burst. */
+  readonly busySamples?: number;
   /** Samples in a row without overload before the factor steps down. Default 5. */
   readonly calmSamples?: number;
   /** A wait for a database connection that even the fastest query of a sample had: a standing queue. Default 250 ms. */
   readonly queueMs?: number;
   /** Samples in a row with a standing queue for database connections. Default 2. */
   readonly queuedSamples?: number;
+  /** Where the factor and what raised it are counted (`poll_pace_factor`, `poll_pace_overloaded_total`). */
+  readonly registry?: Registry;
+  /** Told each time the factor moves, with what the sample saw. */
+  readonly onChange?: (factor: number, reading: PaceReading, triggers: readonly PaceTrigger[]) => void;
+}
+
+/** What made a sample overloaded. */
+export type PaceTrigger = 'busy' | 'late' | 'queue';
+
+/** The triggers a reading pulls under the rules (the queue's counting in `nextPace`, here per sample). */
+export function triggersOf(reading: PaceReading, rules: PaceRules): PaceTrigger[] {
+  const triggers: PaceTrigger[] = [];
+  if (reading.busy >= rules.busyShare) triggers.push('busy');
+  if (reading.lateMs > rules.lagMs) triggers.push('late');
+  if (reading.queueMs >= rules.queueMs) triggers.push('queue');
+  return triggers;
 }
 
 /** The factors, one step per overloaded sample up, one step per calm stretch down. */
@@ -52,37 +71,44 @@ export interface PaceState {
   readonly step: number;
   /** Calm samples in a row. */
   readonly calm: number;
+  /** Samples in a row with the event loop busy. */
+  readonly busy: number;
   /** Samples in a row that found a standing queue for database connections. */
   readonly queued: number;
 }
 
-export const calmPace: PaceState = { step: 0, calm: 0, queued: 0 };
+export const calmPace: PaceState = { step: 0, calm: 0, busy: 0, queued: 0 };
 
 export interface PaceRules {
   readonly lagMs: number;
   readonly busyShare: number;
+  readonly busySamples: number;
   readonly calmSamples: number;
   readonly queueMs: number;
   readonly queuedSamples: number;
 }
 
 /**
- * The policy, without a clock: a sample is overloaded when the event loop was busy for `busyShare` of it
- * or more (Node's event-loop utilisation), when it came `lagMs` late (a stall of a second), or when the
- * queue for database connections stood, in `queuedSamples` samples in a row: even the fastest query
- * waited `queueMs` or more (CoDel's test of a standing queue). A burst, however large (a cold herd of
- * first polls, every poll of one instant after a pause), leaves some queries served at once and is not
- * overload; a database or a pool that cannot keep up makes every query wait, and is. Each overloaded
- * sample raises the factor one step (up to 8); `calmSamples` calm ones in a row lower it one step. Up
- * fast, down slowly: a fleet that was told to wait comes back gradually, not all at once.
+ * The policy, without a clock. A sample is overloaded when it came `lagMs` late (a stall of a second);
+ * when the event loop was busy for `busyShare` of it or more (Node's event-loop utilisation) in
+ * `busySamples` samples in a row; or when the queue for database connections stood in `queuedSamples`
+ * samples in a row: even the fastest query waited `queueMs` or more (CoDel's test of a standing queue).
+ * A burst, however large (a cold herd of first polls, every poll of one instant after a pause), leaves
+ * some queries served at once and is not overload; a database or a pool that cannot keep up makes every
+ * query wait, and is. Each overloaded sample raises the factor one step (up to 8); `calmSamples` calm
+ * ones in a row lower it one step. Up fast, down slowly: a fleet that was told to wait comes back
+ * gradually, not all at once.
  */
 export function nextPace(state: PaceState, reading: PaceReading, rules: PaceRules): PaceState {
   const queued = reading.queueMs >= rules.queueMs ? state.queued + 1 : 0;
+  const busy = reading.busy >= rules.busyShare ? state.busy + 1 : 0;
   const overloaded =
-    reading.lateMs > rules.lagMs || reading.busy >= rules.busyShare || queued >= rules.queuedSamples;
-  if (overloaded) return { step: Math.min(state.step + 1, PACE_FACTORS.length - 1), calm: 0, queued };
-  if (state.step > 0 && state.calm + 1 >= rules.calmSamples) return { step: state.step - 1, calm: 0, queued };
-  return { step: state.step, calm: state.step > 0 ? state.calm + 1 : 0, queued };
+    reading.lateMs > rules.lagMs || busy >= rules.busySamples || queued >= rules.queuedSamples;
+  const counts = { busy, queued };
+  if (overloaded) return { step: Math.min(state.step + 1, PACE_FACTORS.length - 1), calm: 0, ...counts };
+  if (state.step > 0 && state.calm + 1 >= rules.calmSamples)
+    return { step: state.step - 1, calm: 0, ...counts };
+  return { step: state.step, calm: state.step > 0 ? state.calm + 1 : 0, ...counts };
 }
 
 /** Samples the process every `sampleMs` and applies `nextPace`. */
@@ -91,12 +117,33 @@ export function startPollPace(options: PollPaceOptions): PollPace {
   const rules: PaceRules = {
     lagMs: options.lagMs ?? 1_000,
     busyShare: options.busyShare ?? 0.9,
+    busySamples: options.busySamples ?? 2,
     calmSamples: options.calmSamples ?? 5,
     queueMs: options.queueMs ?? 250,
     queuedSamples: options.queuedSamples ?? 2,
   };
   const waits = poolWaitsOf(options.pool);
   let state = calmPace;
+  const factor = () => PACE_FACTORS[state.step] ?? 1;
+  const registers = options.registry === undefined ? null : [options.registry];
+  const overloaded =
+    registers &&
+    new Counter({
+      name: 'poll_pace_overloaded_total',
+      help: 'Samples of the poll pace (one a second) that found a trigger of overload: busy, late or queue',
+      labelNames: ['trigger'] as const,
+      registers,
+    });
+  if (registers) {
+    new Gauge({
+      name: 'poll_pace_factor',
+      help: 'The factor X-Poll-Interval is multiplied by now: 1 while the process keeps up',
+      registers,
+      collect() {
+        this.set(factor());
+      },
+    });
+  }
   let expected = Date.now() + sampleMs;
   let usage = performance.eventLoopUtilization();
   const standingQueueMs = (): number => {
@@ -112,10 +159,14 @@ export function startPollPace(options: PollPaceOptions): PollPace {
     expected = now + sampleMs;
     const busy = performance.eventLoopUtilization(usage).utilization;
     usage = performance.eventLoopUtilization();
-    state = nextPace(state, { lateMs, busy, queueMs: standingQueueMs() }, rules);
+    const reading = { lateMs, busy, queueMs: standingQueueMs() };
+    const before = state.step;
+    state = nextPace(state, reading, rules);
+    const triggers = triggersOf(reading, rules);
+    for (const trigger of triggers) overloaded?.inc({ trigger });
+    if (state.step !== before) options.onChange?.(factor(), reading, triggers);
   }, sampleMs);
   timer.unref();
-  const factor = () => PACE_FACTORS[state.step] ?? 1;
   return {
     interval: (baseMs) => baseMs * factor(),
     factor,

@@ -92,7 +92,25 @@ export function createHttpServices(deps: AppParts): HttpServices {
     support,
     uploadCaps,
     changes: deps.changes,
-    pace: startPollPace({ pool }),
+    pace: startPollPace({
+      pool,
+      ...(deps.registry === undefined ? {} : { registry: deps.registry }),
+      onChange: (factor, reading, triggers) => {
+        const log = factor > 1 ? deps.logger.warn.bind(deps.logger) : deps.logger.info.bind(deps.logger);
+        log(
+          {
+            factor,
+            triggers,
+            busy: reading.busy,
+            lateMs: reading.lateMs,
+            queueMs: Math.round(reading.queueMs),
+          },
+          factor > 1
+            ? 'poll pace: clients asked to poll less often'
+            : 'poll pace: back to the usual intervals',
+        );
+      },
+    }),
     chat: {
       pool,
       intercom: support.intercom,

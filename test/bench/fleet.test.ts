@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { Measured } from '../../bench/fleet-phases.ts';
+import type { CpuProfileSummary } from '../../bench/cpu-profile.ts';
+import type { ServiceWindow } from '../../bench/fleet-messages.ts';
+import { combineWindows, type Measured } from '../../bench/fleet-phases.ts';
 import { statementDelta } from '../../bench/fleet-postgres.ts';
 import { parseStat } from '../../bench/fleet-proc.ts';
 import { createMinHeap } from '../../bench/fleet-scheduler.ts';
+import { renderProcessesMarkdown } from '../../bench/fleet-processes-report.ts';
+import type { FleetRound, FleetRun } from '../../bench/fleet-report.ts';
+import { fleetSettings, type FleetSettings } from '../../bench/fleet-settings.ts';
 import { nominalPollRate } from '../../bench/fleet-shape.ts';
 import { noPolls, noWrites, type StepResult, stepErrors, visibilityOf } from '../../bench/fleet-stats.ts';
+import { cpuPerPollUs, paceFactor, processTable } from '../../bench/fleet-tables.ts';
 import { judgeStep, summaryVerdicts } from '../../bench/fleet-verdicts.ts';
 
 describe('the scheduler’s min-heap', () => {
@@ -114,7 +120,9 @@ function measured(cores: { service: number; postgres: number; generator: number 
       loopDelayMaxMs: 0,
       providerCalls: 0,
       providerByKind: [],
+      requests: 0,
     },
+    processes: [],
     scrape: null,
   };
 }
@@ -183,5 +191,222 @@ describe('the fleet at the default intervals', () => {
   it('polls unread every 4 s and the feed every 10 s, a thread (1 in 5) every 5 s, a conversation (1 in 20) every 4 s', () => {
     // 20 users: 5 + 2 + 4 threads / 5 s + 1 conversation / 4 s.
     expect(nominalPollRate(20)).toBeCloseTo(5 + 2 + 0.8 + 0.25, 9);
+  });
+});
+
+const window = (changes: Partial<ServiceWindow>): ServiceWindow => ({
+  rssBytes: 100 * 2 ** 20,
+  rssPeakBytes: 120 * 2 ** 20,
+  heapUsedBytes: 40 * 2 ** 20,
+  loopDelayP99Ms: 2,
+  loopDelayMaxMs: 8,
+  providerCalls: 0,
+  providerByKind: [],
+  requests: 0,
+  ...changes,
+});
+
+describe('the service as several processes', () => {
+  it('adds up memory, calls and requests, and takes the worst event loop', () => {
+    const api1 = window({ requests: 600, loopDelayP99Ms: 3, loopDelayMaxMs: 20 });
+    const api2 = window({ requests: 400, loopDelayP99Ms: 5, loopDelayMaxMs: 12 });
+    const worker = window({
+      providerCalls: 7,
+      providerByKind: [
+        ['GET /conversations/{id}', 5],
+        ['POST /conversations', 2],
+      ],
+    });
+    expect(combineWindows([api1, api2, worker])).toEqual({
+      rssBytes: 300 * 2 ** 20,
+      rssPeakBytes: 360 * 2 ** 20,
+      heapUsedBytes: 120 * 2 ** 20,
+      loopDelayP99Ms: 5,
+      loopDelayMaxMs: 20,
+      providerCalls: 7,
+      providerByKind: [
+        ['GET /conversations/{id}', 5],
+        ['POST /conversations', 2],
+      ],
+      requests: 1000,
+    });
+  });
+
+  it('keeps one process’s reading as it is, and loses a count or a sample only when every process did', () => {
+    const one = window({ requests: 3 });
+    expect(combineWindows([one])).toBe(one);
+    const quiet = combineWindows([
+      window({ loopDelayP99Ms: null, loopDelayMaxMs: null }),
+      window({ loopDelayP99Ms: null, loopDelayMaxMs: null, providerCalls: null }),
+    ]);
+    expect([quiet.loopDelayP99Ms, quiet.loopDelayMaxMs, quiet.providerCalls]).toEqual([null, null, null]);
+  });
+
+  it('gives CPU per answered poll in µs, per process and for all', () => {
+    expect(cpuPerPollUs(0.5, 60, 30_000)).toBeCloseTo(1000, 9);
+    expect(cpuPerPollUs(0.5, 60, 0)).toBeNull();
+    expect(cpuPerPollUs(0.5, 60, null)).toBeNull();
+    const m: Measured = {
+      ...measured({ service: 0.9, postgres: 0.3, generator: 0.2 }),
+      processes: [
+        { name: 'api-1', cores: 0.4, window: window({ requests: 15_000 }), cpuProfile: null },
+        { name: 'api-2', cores: 0.3, window: window({ requests: 15_000 }), cpuProfile: null },
+        { name: 'worker', cores: 0.2, window: window({}), cpuProfile: null },
+      ],
+    };
+    const table = processTable(m, 60_000);
+    expect(table.map((row) => row.split(' | ').slice(0, 4).join(' | '))).toEqual([
+      '| process | CPU (cores) | CPU per answered poll | requests served',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| api-1 | 0.40 | 400 µs | 15000',
+      '| api-2 | 0.30 | 300 µs | 15000',
+      '| worker | 0.20 | 200 µs | 0',
+      '| **all** | 0.90 | 900 µs | 0',
+      '',
+    ]);
+    expect(processTable(measured({ service: 0.9, postgres: 0.3, generator: 0.2 }), 60_000)).toEqual([]);
+  });
+
+  it('reports the longest X-Poll-Interval as a multiple of its route’s default', () => {
+    const s = step();
+    expect(paceFactor(s)).toBeNull();
+    s.polls.unread = { ...s.polls.unread, maxIntervalMs: 4_000 };
+    expect(paceFactor(s)).toBe(1);
+    s.polls.feed = { ...s.polls.feed, maxIntervalMs: 30_000 };
+    expect(paceFactor(s)).toBe(3);
+  });
+});
+
+describe('BENCH_FLEET_PROCESSES', () => {
+  const withEnv = (env: Record<string, string | undefined>, run: () => void) => {
+    const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+    const put = (values: Record<string, string | undefined>) => {
+      for (const [k, v] of Object.entries(values)) {
+        if (v === undefined) Reflect.deleteProperty(process.env, k);
+        else process.env[k] = v;
+      }
+    };
+    put(env);
+    try {
+      run();
+    } finally {
+      put(saved);
+    }
+  };
+
+  it('is the single process when unset, and a list of counts that needs REDIS_URL when set', () => {
+    withEnv({ BENCH_FLEET_PROCESSES: undefined, REDIS_URL: 'redis://127.0.0.1:6379' }, () => {
+      expect(fleetSettings()).toMatchObject({ processes: null, redisUrl: null });
+    });
+    withEnv({ BENCH_FLEET_PROCESSES: '1,2,3', REDIS_URL: 'redis://127.0.0.1:6379' }, () => {
+      expect(fleetSettings()).toMatchObject({ processes: [1, 2, 3], redisUrl: 'redis://127.0.0.1:6379' });
+    });
+    withEnv({ BENCH_FLEET_PROCESSES: '2', REDIS_URL: undefined }, () => {
+      expect(() => fleetSettings()).toThrow(/REDIS_URL/);
+    });
+    withEnv({ BENCH_FLEET_PROCESSES: '5', REDIS_URL: 'redis://127.0.0.1:6379' }, () => {
+      expect(() => fleetSettings()).toThrow(/at most 4/);
+    });
+  });
+});
+
+describe('the multi-process report', () => {
+  const settings: FleetSettings = {
+    ladder: [1000],
+    rampS: 15,
+    durationS: 60,
+    idleS: 60,
+    writerS: 60,
+    logEvents: 1,
+    baselineUsers: 1000,
+    connections: 256,
+    logLevel: 'warn',
+    poolSize: undefined,
+    processes: [1, 2],
+    redisUrl: 'redis://127.0.0.1:6379',
+  };
+  const profiled: CpuProfileSummary = {
+    sampledSeconds: 60,
+    busySeconds: 30,
+    idleShare: 0.5,
+    categories: [
+      { name: 'socket writes', seconds: 15, share: 0.5 },
+      { name: 'src/http', seconds: 14.85, share: 0.495 },
+      { name: 'package lru-cache', seconds: 0.09, share: 0.003 },
+      { name: 'src/push', seconds: 0.06, share: 0.002 },
+    ],
+    topFunctions: [
+      { name: 'writev', file: '(native), from writevGeneric (node:x:1)', seconds: 15, share: 0.5 },
+    ],
+  };
+  const processes = (apis: number) => [
+    ...Array.from({ length: apis }, (_, i) => ({
+      name: `api-${i + 1}`,
+      cores: 0.4 / apis,
+      window: window({}),
+      cpuProfile: apis === 2 && i === 0 ? profiled : null,
+    })),
+    {
+      name: 'worker',
+      cores: 0.1,
+      window: window({}),
+      cpuProfile: apis === 2 ? ('unreadable' as const) : null,
+    },
+  ];
+  const round = (apis: number): FleetRound => {
+    const m = { ...measured({ service: 0.5, postgres: 0.3, generator: 0.2 }), processes: processes(apis) };
+    return {
+      apiProcesses: apis,
+      idle: m,
+      writer: { step: step(), measured: m },
+      steps: [{ step: step(), measured: m }],
+      verdicts: [{ users: 1000, pass: true, misses: [], distrust: [] }],
+      checks: [],
+    };
+  };
+  const run: FleetRun = {
+    date: new Date(0),
+    machine: { cpuCount: 2, cpuModel: 'test', memoryGiB: 4, node: 'v24' },
+    source: { commit: 'abc', digest: 'def', uncommitted: [] },
+    postgres: '18',
+    settings,
+    generatorNice: -10,
+    poolSize: 10,
+    workerPoolSize: 6,
+    seed: {
+      users: 1000,
+      conversations: 50,
+      apiSeconds: 1,
+      log: { events: 1, users: 1, seconds: 1, logSize: 1 },
+      catchUpSeconds: 1,
+      settleSeconds: 1,
+    },
+    rounds: [round(1), round(2)],
+    baseline: null,
+    invalid: [],
+    checks: [],
+  };
+
+  it('puts the counts side by side, then a section per count with a table per process', () => {
+    const markdown = renderProcessesMarkdown(run);
+    // 0.5 cores over 60 s, 1,000 polls answered: 30 ms of CPU per poll.
+    expect(markdown).toContain('| 1 | 1000 | PASS | 17 | 5.00 ms | 100.0 % |');
+    expect(markdown).toMatch(/\| 2 \| 1000 \| PASS .*\| 0\.50 \| 0\.20 \/ 0\.20 \| 0\.10 \| 30000 µs \|/);
+    expect(markdown).toContain('## 1 API process and the worker');
+    expect(markdown).toContain('## 2 API processes and the worker');
+    expect(markdown).toContain('| api-2 | 0.20 | 12000 µs |');
+    expect(markdown).toContain('pool size 10 per API process, 6 in the worker');
+  });
+
+  it('shows where the CPU time went in the windows that were profiled, small categories as one row', () => {
+    const [one = '', two = ''] = renderProcessesMarkdown(run).split('## 2 API processes and the worker');
+    expect(one).not.toContain('CPU time went');
+    expect(two).toContain('**api-1**: busy 30.00 s of 60.00 s sampled (idle 50.0 %)');
+    expect(two).toContain('| socket writes | 50.0 % | 15.00 |');
+    expect(two).toContain('| src/http | 49.5 % | 14.85 |');
+    expect(two).toContain('| other (2 categories under 1.0 % each) | 0.5 % | 0.15 |');
+    expect(two).toContain('| writev | (native), from writevGeneric (node:x:1) | 50.0 % |');
+    expect(two).toContain('**worker**: profile unreadable');
+    expect(two).not.toContain('**api-2**');
   });
 });

@@ -21,7 +21,14 @@ async function overload(ms: number): Promise<void> {
 }
 
 describe('the pace policy', () => {
-  const rules = { lagMs: 1_000, busyShare: 0.9, calmSamples: 3, queueMs: 250, queuedSamples: 2 };
+  const rules = {
+    lagMs: 1_000,
+    busyShare: 0.9,
+    busySamples: 2,
+    calmSamples: 3,
+    queueMs: 250,
+    queuedSamples: 2,
+  };
   const quiet: PaceReading = { lateMs: 2, busy: 0.3, queueMs: 0 };
   const run = (readings: readonly PaceReading[]) =>
     readings.reduce((state, reading) => nextPace(state, reading, rules), calmPace).step;
@@ -38,18 +45,26 @@ describe('the pace policy', () => {
     expect(run([standing, standing, standing])).toBe(2);
   });
 
-  it('steps up at once on a busy loop or a stall, up to the last factor', () => {
-    expect(run([{ ...quiet, busy: 0.95 }])).toBe(1);
+  it('steps up at once on a stall, on a busy loop from its second second, up to the last factor', () => {
     expect(run([{ ...quiet, lateMs: 1_500 }])).toBe(1);
+    expect(run([{ ...quiet, busy: 0.95 }])).toBe(0);
+    expect(run([{ ...quiet, busy: 0.95 }, quiet, { ...quiet, busy: 0.95 }])).toBe(0);
+    expect(
+      run([
+        { ...quiet, busy: 0.95 },
+        { ...quiet, busy: 0.95 },
+      ]),
+    ).toBe(1);
     expect(run(Array.from({ length: 6 }, () => ({ ...quiet, busy: 1 })))).toBe(3);
   });
 
   it('steps down one step per calm stretch', () => {
     const busy = { ...quiet, busy: 1 };
-    expect(run([busy, busy, quiet, quiet])).toBe(2);
-    expect(run([busy, busy, quiet, quiet, quiet])).toBe(1);
-    expect(run([busy, busy, quiet, quiet, busy, quiet, quiet, quiet])).toBe(2);
-    expect(run([busy, busy, ...Array.from({ length: 6 }, () => quiet)])).toBe(0);
+    const late = { ...quiet, lateMs: 2_000 };
+    expect(run([busy, busy, busy, quiet, quiet])).toBe(2);
+    expect(run([busy, busy, busy, quiet, quiet, quiet])).toBe(1);
+    expect(run([busy, busy, busy, quiet, quiet, late, quiet, quiet, quiet])).toBe(2);
+    expect(run([busy, busy, busy, ...Array.from({ length: 6 }, () => quiet)])).toBe(0);
   });
 });
 
@@ -114,8 +129,8 @@ describe('X-Poll-Interval under overload', () => {
   it('asks clients to poll less often while the service is overloaded, and as usual again after', async () => {
     expect(await interval()).toBe(4_000);
     // The app runs in this process: a busy event loop here is the service's. Long enough to hold at
-    // least one whole sample (a second).
-    await overload(2_200);
+    // least two whole samples (a busy second alone is a burst).
+    await overload(3_200);
     expect(await interval()).toBeGreaterThan(4_000);
     await eventually(interval, (ms) => ms === 4_000, 25_000);
   }, 40_000);
