@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { type Child, forkChild } from './fleet-ipc.ts';
 import { type SandboxAddress, type ServiceLaunch, serviceReady } from './fleet-messages.ts';
 import { temporaryDirectory } from './targets.ts';
 import type { Teardown } from './teardown.ts';
+import { freePort } from '../src/lib/free-port.ts';
 
 /**
  * The service's processes for the fleet bench: the one process of `npm start` (the single-process mode),
@@ -33,16 +33,6 @@ export interface ServiceLauncher {
    * port; the worker, its sandbox (which holds the conversations) and the database stay.
    */
   start(apiProcesses: number | null): Promise<ServiceSet>;
-}
-
-/** A port free on 127.0.0.1 now, for the API processes to bind together. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen({ host: '127.0.0.1', port: 0 }, resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (typeof address !== 'object' || address === null) throw new Error('no free port');
-  return address.port;
 }
 
 /** Secrets every process must share: a session minted by one is checked by another. */

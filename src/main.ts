@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -25,6 +24,7 @@ import { createRedis } from './integrations/redis.ts';
 import type { ObjectStorage } from './integrations/storage/port.ts';
 import { createStorage } from './integrations/storage/index.ts';
 import { version } from './lib/version.ts';
+import { freePort } from './lib/free-port.ts';
 
 const SHUTDOWN_TIMEOUT_MS = 15_000;
 // A supervisor drains its processes, each of which has SHUTDOWN_TIMEOUT_MS of its own.
@@ -134,16 +134,6 @@ async function supervise(config: ResolvedConfig, logger: Logger, running: Runnin
   running.supervisor = superviseChildren(plan, shared, logger);
   await running.supervisor.started;
   printBanner(config, port, firstAdmin, plan.map((p) => p.name).join(', '));
-}
-
-/** A port free on `host` now, for processes that will bind it together. */
-async function freePort(host: string): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen({ host, port: 0 }, resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (typeof address !== 'object' || address === null) throw new Error('no free port');
-  return address.port;
 }
 
 /** One process of the service: its roles' parts, listening on PORT. */

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { access, constants, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import type { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
+import { freePort } from '../lib/free-port.ts';
 
 export interface EmbeddedDatabase {
   readonly url: string;
@@ -14,20 +14,6 @@ export interface EmbeddedDatabase {
 
 const USER = 'postgres';
 const DATABASE = 'service';
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => {
-        done(port);
-      });
-    });
-  });
-}
 
 async function closedAncestors(path: string): Promise<string[]> {
   const closed: string[] = [];

@@ -10,7 +10,7 @@ import { waitUntil } from '../support/eventually.ts';
 import { sessionToken } from '../support/jwt.ts';
 import { type Spawned, spawnService } from '../support/process.ts';
 import { connectTestRedis } from '../support/redis.ts';
-import { freePort } from '../support/scale-out.ts';
+import { freePort } from '../../src/lib/free-port.ts';
 
 const settingsOf = (output: string) =>
   z

@@ -195,6 +195,8 @@ describe('devtools operator actions', () => {
       [`/devtools/tickets/${ticketId}/state`, { state: 'resolved' }],
       [`/devtools/conversations/${id}/note`, { text: 'not yours' }],
       [`/devtools/tickets/${ticketId}/reply`, { text: 'not yours' }],
+      [`/devtools/conversations/${id}/assign`, undefined],
+      [`/devtools/tickets/${ticketId}/note`, { text: 'not yours' }],
     ] as const;
     const refuse = async () => {
       for (const [path, body] of attempts) {
@@ -224,6 +226,8 @@ describe('devtools operator actions', () => {
       ['/devtools/tickets/987654321/state', { state: 'in_progress' }],
       ['/devtools/conversations/987654321/note', { text: 'x' }],
       ['/devtools/tickets/987654321/reply', { text: 'x' }],
+      ['/devtools/conversations/987654321/assign', undefined],
+      ['/devtools/tickets/987654321/note', { text: 'x' }],
     ] as const) {
       const unknown = await api.post('lou', path, body);
       expect(unknown.status, path).toBe(404);
@@ -247,6 +251,9 @@ describe('devtools operator actions', () => {
       [`/devtools/conversations/${id}/note`, {}],
       [`/devtools/conversations/${id}/note`, { text: '' }],
       ['/devtools/tickets/1/reply', { text: 'a\u0000b' }],
+      ['/devtools/tickets/1/note', {}],
+      ['/devtools/tickets/1/note', { text: 'a\u0000b' }],
+      ['/devtools/conversations/a.b/assign', {}],
     ] as const) {
       const refused = await api.post('ned', path, body);
       expect(refused.status, `${path} ${JSON.stringify(body)}`).toBe(400);
@@ -261,6 +268,8 @@ describe('devtools operator actions', () => {
       '/api/devtools/tickets/1/state',
       `/api/devtools/conversations/${id}/note`,
       '/api/devtools/tickets/1/reply',
+      `/api/devtools/conversations/${id}/assign`,
+      '/api/devtools/tickets/1/note',
       '/api/devtools/archive-contact',
     ];
     for (const path of paths) {
@@ -276,6 +285,8 @@ describe('devtools operator actions', () => {
         '/api/devtools/tickets/{id}/state',
         '/api/devtools/conversations/{id}/note',
         '/api/devtools/tickets/{id}/reply',
+        '/api/devtools/conversations/{id}/assign',
+        '/api/devtools/tickets/{id}/note',
       ]),
     );
   });
@@ -323,6 +334,20 @@ describe('devtools operator actions', () => {
     });
     // The note pushed nothing.
     expect(pushes.some((row) => row.source_id === note.notificationId)).toBe(false);
+
+    // An assignment and a ticket note reach the service as signed webhooks, and neither is shown.
+    const assigned = action.parse(
+      (await api.post('oda', `/devtools/conversations/${id}/assign`, undefined)).json,
+    );
+    expectSignedDelivery(assigned.notificationId, 'conversation.admin.assigned');
+    const ticketNote = action.parse(
+      (await api.post('oda', `/devtools/tickets/${ticketId}/note`, { text: 'Ask finance' })).json,
+    );
+    expectSignedDelivery(ticketNote.notificationId, 'ticket.note.created');
+    await sandbox().operator.webhooksIdle();
+    expect((await read('oda', id)).messages).toHaveLength(2);
+    const parts = withReply.parse((await api.get('oda', `/tickets/${ticketId}`)).json).parts;
+    expect(parts.some((part) => part.id === ticketNote.partId)).toBe(false);
   });
 
   it("archive-contact: a teammate archives the caller's contact; the next request brings it back", async () => {

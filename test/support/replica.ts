@@ -13,7 +13,6 @@ export function replicaChangeFeed(url: string, logger: Logger, now?: () => numbe
   const feed = createChangeFeed({ logger, notifications, ...(now === undefined ? {} : { now }) });
   return {
     ...feed,
-    events: feed.events,
     async close() {
       await feed.close();
       await notifications.close();

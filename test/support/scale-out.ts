@@ -4,25 +4,13 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { freePort } from '../../src/lib/free-port.ts';
 import { TEST_SECRETS } from './app.ts';
 import { waitUntil } from './eventually.ts';
 import { type Spawned, spawnService } from './process.ts';
 
 // Several processes of the service on loopback, as a machine or a cluster runs them: `api` and `worker`
 // processes of `node src/main.ts`, the Intercom sandbox in a process of its own, and a round-robin proxy.
-
-/** A loopback port nothing listens on now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  await new Promise<void>((done) =>
-    server.close(() => {
-      done();
-    }),
-  );
-  return typeof address === 'object' && address ? address.port : 0;
-}
 
 export interface ServiceProcess {
   readonly name: string;
