@@ -4,14 +4,14 @@
 #
 #   docker build -t support-channel-service .
 #
-# The runtime needs a full production environment (see README "Running it for real"); docker-compose.yml
+# The runtime needs a full production environment (see docs/operations.md); docker-compose.yml
 # wires one up.
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 
 # --- build: install every dependency, compile src/ to dist/ (with the SQL migrations), drop dev deps ---
 # Dropping dev deps drops embedded-postgres too (about 60 MB of PostgreSQL binaries): production always
-# has DATABASE_URL, and without it a start says so (decision 036).
+# has DATABASE_URL, and without it a start says so (decision 042).
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 

@@ -4,7 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const documents = ['docs/architecture.md', 'README.md'];
+/** The maps of the code: each must name paths, so that a moved file shows up here. */
+const maps = ['docs/architecture.md', 'README.md'];
+/** The maps and every Markdown document under docs/: the decisions and the reference documents. */
+const documents = [...new Set([...maps, ...markdownUnder('docs')])];
 
 /** Folders a backticked repository path starts with. */
 const PATH_PREFIXES = ['src/', 'test/', 'docs/', 'bench/', 'scripts/', 'clients/', '.ci/'];
@@ -34,6 +37,14 @@ interface Reference {
 }
 
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
+
+/** Every `.md` file under a folder, as paths from the repository root. */
+function markdownUnder(folder: string): string[] {
+  return readdirSync(join(root, folder), { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.md'))
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join('/'))
+    .sort();
+}
 
 /** Fenced code blocks are examples and sketches, not references: they become blank lines. */
 function withoutFences(markdown: string): string {
@@ -163,13 +174,26 @@ describe('the path check itself', () => {
   });
 });
 
+describe('the documents checked', () => {
+  it('are the maps, the decision records and the other documents under docs/', () => {
+    expect(documents).toEqual(
+      expect.arrayContaining([...maps, 'docs/decisions/001-node-24-provisioning.md']),
+    );
+    expect(documents.filter((path) => path.startsWith('docs/decisions/')).length).toBeGreaterThan(30);
+  });
+});
+
+describe.each(maps)('%s as a map', (document) => {
+  it('names repository paths', () => {
+    expect(backtickedPaths(read(document)).length, 'no repository path was found at all').toBeGreaterThan(0);
+  });
+});
+
 describe.each(documents)('%s', (document) => {
   const markdown = read(document);
 
   it('names only repository paths that exist', () => {
-    const references = backtickedPaths(markdown);
-    expect(references.length, 'no repository path was found at all').toBeGreaterThan(0);
-    expect(missing(document, references)).toEqual([]);
+    expect(missing(document, backtickedPaths(markdown))).toEqual([]);
   });
 
   it('links only to files inside the repository that exist', () => {
