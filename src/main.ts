@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { handOverFirstPassword, seedFirstOwner } from './auth/bootstrap.ts';
 import { ConfigError, type Config, loadConfig, type ResolvedConfig } from './config.ts';
-import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.ts';
+import { startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
 import { createDatabasePool, type DatabasePool } from './db/pool.ts';
 import { resolveSecrets } from './dev/secrets.ts';
@@ -14,14 +13,13 @@ import {
   inCluster,
   processPlan,
   superviseChildren,
-  type Supervisor,
   tellListening,
 } from './wiring/cluster.ts';
-import { type SharedSandbox, startSharedSandbox } from './wiring/shared-sandbox.ts';
-import { poolSizesOf, type RunningService, startService } from './wiring/service.ts';
+import { startSharedSandbox } from './wiring/shared-sandbox.ts';
+import { poolSizesOf, startService } from './wiring/service.ts';
+import { createStopStack, type StopStack } from './wiring/stop-stack.ts';
 import { chooseLogFormat, createLogger, logDestination } from './http/logger.ts';
 import { createRedis } from './integrations/redis.ts';
-import type { ObjectStorage } from './integrations/storage/port.ts';
 import { createStorage } from './integrations/storage/index.ts';
 import { version } from './lib/version.ts';
 import { freePort } from './lib/free-port.ts';
@@ -29,16 +27,6 @@ import { freePort } from './lib/free-port.ts';
 const SHUTDOWN_TIMEOUT_MS = 15_000;
 // A supervisor drains its processes, each of which has SHUTDOWN_TIMEOUT_MS of its own.
 const SUPERVISOR_SHUTDOWN_TIMEOUT_MS = 25_000;
-
-interface Running {
-  supervisor?: Supervisor;
-  sandbox?: SharedSandbox;
-  service?: RunningService;
-  pool?: DatabasePool;
-  redis?: Redis;
-  storage?: ObjectStorage;
-  embedded?: EmbeddedDatabase;
-}
 
 function readConfig(): Config {
   try {
@@ -52,37 +40,13 @@ function readConfig(): Config {
   }
 }
 
-/**
- * Stops in the reverse order of start: the service's parts (the server first, see wiring/service.ts),
- * then what they stood on. Every step runs even if an earlier one failed.
- */
-async function stopAll(running: Running, logger: Logger): Promise<boolean> {
-  let clean = true;
-  const step = async (name: string, fn: () => Promise<unknown>) => {
-    try {
-      if ((await fn()) === false) clean = false;
-    } catch (error) {
-      clean = false;
-      logger.error({ err: error }, `shutdown: ${name} failed`);
-    }
-  };
-  const { supervisor, sandbox, service, pool, redis, storage, embedded } = running;
-  if (supervisor) await step('processes', () => supervisor.stop());
-  if (sandbox) await step('intercom sandbox', () => sandbox.sandbox.close());
-  if (service) await step('service', () => service.stop());
-  if (storage) await step('storage', () => storage.close());
-  if (redis) await step('redis', () => redis.quit());
-  if (pool) await step('database pool', () => pool.end());
-  if (embedded) await step('embedded postgres', () => embedded.stop());
-  return clean;
-}
-
 /** The database the processes share: DATABASE_URL, or an embedded one under DATA_DIR. */
-async function prepareDatabase(config: ResolvedConfig, logger: Logger, running: Running) {
+async function prepareDatabase(config: ResolvedConfig, logger: Logger, stack: StopStack) {
   let databaseUrl = config.DATABASE_URL;
   if (!databaseUrl) {
-    running.embedded = await startEmbeddedPostgres(config.DATA_DIR, logger);
-    databaseUrl = running.embedded.url;
+    const embedded = await startEmbeddedPostgres(config.DATA_DIR, logger);
+    stack.push('embedded postgres', () => embedded.stop());
+    databaseUrl = embedded.url;
   }
   await migrate(databaseUrl, logger);
   return databaseUrl;
@@ -105,10 +69,10 @@ async function firstOwner(pool: DatabasePool, config: ResolvedConfig, logger: Lo
  * API_PROCESSES > 1: this process prepares what the processes share (the database, the secrets, the
  * first owner, in development the Intercom sandbox) and supervises them (src/wiring/cluster.ts).
  */
-async function supervise(config: ResolvedConfig, logger: Logger, running: Running): Promise<void> {
+async function supervise(config: ResolvedConfig, logger: Logger, stack: StopStack): Promise<void> {
   // The processes must share one port: with PORT=0 one is chosen here for all of them.
   const port = config.PORT === 0 ? await freePort(config.HOST) : config.PORT;
-  const databaseUrl = await prepareDatabase(config, logger, running);
+  const databaseUrl = await prepareDatabase(config, logger, stack);
   const pool = await createDatabasePool(databaseUrl, { maximumPoolSize: 1 });
   const firstAdmin = await firstOwner(pool, config, logger).finally(() => pool.end());
   const shared: Record<string, string> = {
@@ -120,49 +84,56 @@ async function supervise(config: ResolvedConfig, logger: Logger, running: Runnin
   };
   if (!config.SUPPORT_ACCESS_TOKEN) {
     const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
-    running.sandbox = await startSharedSandbox(config, {
+    const sandbox = await startSharedSandbox(config, {
       port: 0,
       webhookUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}/webhooks/support`,
       logger,
     });
-    Object.assign(shared, running.sandbox.settings);
+    stack.push('intercom sandbox', () => sandbox.sandbox.close());
+    Object.assign(shared, sandbox.settings);
   }
   if (!config.REDIS_URL) {
     logger.warn('API_PROCESSES > 1 without REDIS_URL: the processes report not ready until it is set');
   }
   const plan = processPlan(config);
-  running.supervisor = superviseChildren(plan, shared, logger);
-  await running.supervisor.started;
+  const supervisor = superviseChildren(plan, shared, logger);
+  stack.push('processes', () => supervisor.stop());
+  await supervisor.started;
   printBanner(config, port, firstAdmin, plan.map((p) => p.name).join(', '));
 }
 
 /** One process of the service: its roles' parts, listening on PORT. */
-async function serve(config: ResolvedConfig, name: string, logger: Logger, running: Running): Promise<void> {
-  const databaseUrl = await prepareDatabase(config, logger, running);
-  running.pool = await createDatabasePool(databaseUrl, {
+async function serve(config: ResolvedConfig, name: string, logger: Logger, stack: StopStack): Promise<void> {
+  const databaseUrl = await prepareDatabase(config, logger, stack);
+  const pool = await createDatabasePool(databaseUrl, {
     maximumPoolSize: config.DATABASE_POOL_SIZE ?? poolSizesOf(config.ROLES).pool,
   });
-  const firstAdmin = await firstOwner(running.pool, config, logger);
-  if (config.REDIS_URL) running.redis = createRedis(config.REDIS_URL, logger);
-  running.storage = createStorage(config);
+  stack.push('database pool', () => pool.end());
+  const firstAdmin = await firstOwner(pool, config, logger);
+  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, logger) : undefined;
+  if (redis) stack.push('redis', () => redis.quit());
+  const storage = createStorage(config);
+  stack.push('storage', () => storage.close());
   const registry = new Registry();
   registry.setDefaultLabels({ process: name });
-  running.service = await startService({
+  const service = await startService({
     config,
     roles: config.ROLES,
     name,
     databaseUrl,
-    pool: running.pool,
-    redis: running.redis,
+    pool,
+    redis,
     logger,
     registry,
-    storage: running.storage,
+    storage,
     version,
     // The sandbox (no SUPPORT_ACCESS_TOKEN) keeps its records there, so a restart keeps the chat history.
     dataDir: config.DATA_DIR,
     ...(inCluster() ? { metricsExposition: clusterMetrics(registry) } : {}),
   });
-  const { app } = running.service;
+  // Its own parts stop in reverse within this step (the HTTP server first), before what it stands on.
+  stack.push('service', () => service.stop());
+  const { app } = service;
   const api = config.ROLES.includes('api');
   if (inCluster() && !api) {
     // The worker of API_PROCESSES: PORT is the API processes'; its health is its supervisor's business.
@@ -175,7 +146,7 @@ async function serve(config: ResolvedConfig, name: string, logger: Logger, runni
     port: config.PORT,
     ...(inCluster() ? { exclusive: true, reusePort: true } : {}),
   });
-  running.service.listening(listeningAt);
+  service.listening(listeningAt);
   tellListening(name);
   if (inCluster()) logger.info({ url: listeningAt }, 'listening');
   else if (api) printBanner(config, portOf(app, config.PORT), firstAdmin, null);
@@ -193,10 +164,14 @@ async function main(): Promise<void> {
   const name = supervising ? 'supervisor' : (baseConfig.PROCESS_NAME ?? baseConfig.ROLES.join('+'));
   const logFormat = chooseLogFormat(baseConfig.LOG_FORMAT, baseConfig.NODE_ENV, process.stdout.isTTY);
   const logger = createLogger(baseConfig.LOG_LEVEL, await logDestination(logFormat)).child({ process: name });
-  const running: Running = {};
+  // Each part is pushed right after it starts, so a stop undoes the start in reverse.
+  const stack = createStopStack(logger);
   let stopping = false;
 
-  // A second signal (Ctrl-C reaches both the npm wrapper and this process) must not restart the stop.
+  // Handled here rather than by close-with-grace, which exits at once on a second signal: one Ctrl-C
+  // under `npm start` reaches this process up to three times (the terminal, npm, scripts/node24.mjs), and
+  // a cluster child gets the terminal's SIGINT and then its supervisor's SIGTERM. A second signal is
+  // ignored, so the drain and the embedded database's stop finish; the timeout is the way out.
   const shutdown = async (reason: string, code: number) => {
     if (stopping) return;
     stopping = true;
@@ -208,7 +183,7 @@ async function main(): Promise<void> {
       },
       supervising ? SUPERVISOR_SHUTDOWN_TIMEOUT_MS : SHUTDOWN_TIMEOUT_MS,
     ).unref();
-    const clean = await stopAll(running, logger);
+    const clean = await stack.stopAll();
     process.exit(clean ? code : 1);
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
@@ -219,8 +194,8 @@ async function main(): Promise<void> {
 
   try {
     const config = await resolveSecrets(baseConfig);
-    if (supervising) await supervise(config, logger, running);
-    else await serve(config, name, logger, running);
+    if (supervising) await supervise(config, logger, stack);
+    else await serve(config, name, logger, stack);
   } catch (error) {
     logger.fatal({ err: error }, 'startup failed');
     await shutdown('startup failed', 1);

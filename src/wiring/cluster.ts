@@ -92,6 +92,8 @@ const STOP_TIMEOUT_MS = 20_000;
  * Forks the plan's children with `env` on top of this process's environment, restarts one that exits
  * (waiting 1 s, doubling to 30 s while it keeps failing early), answers their metrics requests, and stops
  * them on `stop()`: the API processes first, so they drain while the worker still runs, then the worker.
+ * Not the reverse of the forks (the worker is forked last; all start together): a request being drained
+ * may wait for the worker's projections (read-your-writes), so the worker must outlive the API processes.
  */
 export function superviseChildren(
   plan: readonly ProcessPlan[],

@@ -14,11 +14,12 @@ import { startScheduledPublisher } from '../jobs/publish-scheduled.ts';
 import { startRetentionJob } from '../jobs/retention.ts';
 import type { Processor } from '../processors/processor.ts';
 import type { Projection } from '../projections/projection.ts';
-import { assembleApp } from './app.ts';
+import { type AppParts, assembleApp } from './app.ts';
 import { type EventSourcing, startEventSourcing } from './event-sourcing.ts';
 import { intercomComplaintNotes, intercomCsatNotes, intercomOnceStarted } from './provider-notes.ts';
 import { type PushOptions, type PushServices, startPush } from './push.ts';
 import { readinessChecks } from './readiness.ts';
+import { createStopStack } from './stop-stack.ts';
 import { type SupportOptions, type SupportServices, startSupport } from './support.ts';
 
 /** What a process does: `api` serves HTTP, `worker` runs projections, processors and jobs. */
@@ -56,6 +57,7 @@ export interface ServiceOptions {
   readonly push?: Pick<PushOptions, 'runWorkers' | 'superviseIntervalSeconds' | 'retry'>;
   readonly support?: Pick<SupportOptions, 'client' | 'sandbox' | 'runInbox' | 'sandboxInProduction'>;
   readonly clock?: () => number;
+  readonly pace?: AppParts['pace'];
   /** False: no heartbeat (tests of one process that count statements). Default true. */
   readonly heartbeat?: boolean;
   /** False: no schedule or retention job even with the worker role (tests that start their own). */
@@ -73,31 +75,11 @@ export interface RunningService {
   readonly instances: Instances | null;
   /** Tells the parts that need it where the service listens (the sandbox's webhooks, attachment links). */
   listening(url: string): void;
-  /** Stops every part, in the reverse order of their start; each step runs even if one before failed. */
+  /**
+   * Stops every part in the reverse order of their start (src/wiring/stop-stack.ts); each step runs even
+   * if one before failed. Resolves false if one failed.
+   */
   stop(): Promise<boolean>;
-}
-
-/** Stops, newest first, what was started; a step that fails is logged and the rest still run. */
-function stopStack(logger: Logger) {
-  const steps: { name: string; stop: () => Promise<unknown> }[] = [];
-  return {
-    push(name: string, stop: () => Promise<unknown>) {
-      steps.push({ name, stop });
-    },
-    async stopAll(): Promise<boolean> {
-      let clean = true;
-      for (const step of steps.reverse()) {
-        try {
-          await step.stop();
-        } catch (error) {
-          clean = false;
-          logger.error({ err: error }, `shutdown: ${step.name} failed`);
-        }
-      }
-      steps.length = 0;
-      return clean;
-    },
-  };
 }
 
 /**
@@ -114,7 +96,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const worker = options.roles.includes('worker');
   const api = options.roles.includes('api');
   const sizes = poolSizesOf(options.roles);
-  const stack = stopStack(logger);
+  const stack = createStopStack(logger);
   try {
     const id = randomUUID();
     const notifications = createNotifications({
@@ -237,9 +219,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
             ? {}
             : { metricsExposition: options.metricsExposition }),
           ...(options.clock ? { clock: options.clock } : {}),
+          ...(options.pace ? { pace: options.pace } : {}),
         })
       : await buildOpsApp({ logger, registry, readiness });
-    // The server goes first: nothing new comes in while the rest stops.
+    // Started last, so stopped first: new requests get 503 while those in hand finish on the parts below.
     stack.push('http server', () => app.close());
     return {
       app,
