@@ -51,6 +51,8 @@ export const serviceWindow = z.object({
   providerByKind: z.array(z.tuple([z.string(), z.number()])),
   /** HTTP requests the process answered in the window (its http_requests_total): how the kernel spread them. */
   requests: z.number(),
+  /** Samples of the poll pace in the window that found each trigger of overload (its poll_pace_overloaded_total). */
+  paceTriggers: z.object({ busy: z.number(), late: z.number(), queue: z.number() }),
 });
 export type ServiceWindow = z.infer<typeof serviceWindow>;
 

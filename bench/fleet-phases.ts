@@ -120,6 +120,11 @@ export function combineWindows(windows: readonly ServiceWindow[]): ServiceWindow
     providerCalls: windows.some((w) => w.providerCalls === null) ? null : sum((w) => w.providerCalls ?? 0),
     providerByKind: [...kinds].sort((a, b) => b[1] - a[1]),
     requests: sum((w) => w.requests),
+    paceTriggers: {
+      busy: sum((w) => w.paceTriggers.busy),
+      late: sum((w) => w.paceTriggers.late),
+      queue: sum((w) => w.paceTriggers.queue),
+    },
   };
 }
 

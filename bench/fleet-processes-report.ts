@@ -1,3 +1,4 @@
+import { capacitySection } from './fleet-overload.ts';
 import type { Measured } from './fleet-phases.ts';
 import {
   baselineSection,
@@ -19,9 +20,12 @@ const apiCount = (n: number) => `${n} API process${n === 1 ? '' : 'es'}`;
 const isApi = (name: string) => name.startsWith('api-');
 const coresOf = (m: Measured, pick: (name: string) => boolean) =>
   m.processes.filter((p) => pick(p.name)).map((p) => fixed(p.cores));
+/** Every process on the machine: the service, PostgreSQL, the generator, the baseline and the rest. */
+const machineCores = (m: Measured) =>
+  m.cores.service + m.cores.postgres + m.cores.generator + (m.cores.baseline ?? 0) + m.cores.others;
 const us = (n: number | null) => (n === null ? '–' : `${fixed(n, 0)} µs`);
 
-function comparisonRow(apiProcesses: number | null, s: Step, result: string): string {
+function comparisonRow(apiProcesses: number | null, s: Step, result: string, cpuCount: number): string {
   const { step, measured: m } = s;
   const polls = pollsAnswered(step);
   const pace = paceFactor(step);
@@ -31,17 +35,19 @@ function comparisonRow(apiProcesses: number | null, s: Step, result: string): st
     `${fixed(m.cores.service)} | ${coresOf(m, isApi).join(' / ')} | ${coresOf(m, (n) => !isApi(n)).join(' / ')} | ` +
     `${us(cpuPerPollUs(m.cores.service, m.seconds, polls))} | ${us(cpuPerPollUs(serverCores(m), m.seconds, polls))} | ` +
     `${fixed(m.cores.postgres)} | ${polls === 0 ? '–' : fixed(m.statements.total / polls)} | ` +
-    `${mib(m.service.rssPeakBytes)} | ${ms(m.service.loopDelayP99Ms)} / ${ms(m.service.loopDelayMaxMs)} | ${fixed(m.cores.others)} |`
+    `${mib(m.service.rssPeakBytes)} | ${ms(m.service.loopDelayP99Ms)} / ${ms(m.service.loopDelayMaxMs)} | ${fixed(m.cores.others)} | ${percent(machineCores(m) / cpuCount)} |`
   );
 }
 
 /** Every step of every round side by side: what one more API process bought. */
-export function comparisonTable(rounds: readonly FleetRound[]): string[] {
+export function comparisonTable(rounds: readonly FleetRound[], cpuCount: number): string[] {
   return [
-    '| API processes | users | result | polls answered/s | worst route p99 | answered | comment seen p50 / p99 (seen/posted) | longest X-Poll-Interval (× default) | service cores (all processes) | API processes (cores each) | worker cores | service CPU per poll | service + PostgreSQL CPU per poll | PostgreSQL cores | SQL per poll | service RSS (sum of peaks) | worst event-loop delay p99 / max | other load (cores) |',
-    '|---:|---:|---|---:|---:|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|',
+    '| API processes | users | result | polls answered/s | worst route p99 | answered | comment seen p50 / p99 (seen/posted) | longest X-Poll-Interval (× default) | service cores (all processes) | API processes (cores each) | worker cores | service CPU per poll | service + PostgreSQL CPU per poll | PostgreSQL cores | SQL per poll | service RSS (sum of peaks) | worst event-loop delay p99 / max | other load (cores) | machine busy |',
+    '|---:|---:|---|---:|---:|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|',
     ...rounds.flatMap((r) =>
-      r.steps.map((s, i) => comparisonRow(r.apiProcesses, s, r.verdicts[i]?.pass ? 'PASS' : 'FAIL')),
+      r.steps.map((s, i) =>
+        comparisonRow(r.apiProcesses, s, r.verdicts[i]?.pass ? 'PASS' : 'FAIL', cpuCount),
+      ),
     ),
   ];
 }
@@ -80,13 +86,14 @@ export function renderProcessesMarkdown(run: FleetRun): string {
     '',
     '## API processes compared',
     '',
-    ...comparisonTable(run.rounds),
+    ...comparisonTable(run.rounds, run.machine.cpuCount),
     '',
     'Service cores: CPU (from /proc) of every process of the service, summed; CPU per poll: those CPU seconds over the polls answered in the window, in µs (the service alone, then with PostgreSQL). ' +
-      "RSS: the sum of each process's peak; event-loop delay: the worst process. Longest X-Poll-Interval: the most any answer asked a client to wait, over its route's default (1 ×: nobody was slowed down).",
+      "RSS: the sum of each process's peak; event-loop delay: the worst process. Longest X-Poll-Interval: the most any answer asked a client to wait, over its route's default (1 ×: nobody was slowed down). Machine busy: the CPU every process used, over the machine's cores.",
     '',
     ...quietTable(run.rounds),
     '',
+    ...capacitySection(run.rounds, run.machine.cpuCount),
     ...run.rounds.flatMap((round) => [
       `## ${apiCount(round.apiProcesses ?? 1)} and the worker`,
       '',

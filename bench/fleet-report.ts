@@ -1,4 +1,5 @@
 import { cpuProfileSection } from './fleet-cpu-tables.ts';
+import { capacitySection } from './fleet-overload.ts';
 import type { LogSeed } from './fleet-log.ts';
 import type { Measured } from './fleet-phases.ts';
 import type { FleetSettings } from './fleet-settings.ts';
@@ -235,6 +236,7 @@ export function renderFleetMarkdown(run: FleetRun): string {
     '',
     LADDER_NOTE,
     '',
+    ...capacitySection(run.rounds, run.machine.cpuCount),
     ...roundSections(round, run.settings, '##'),
     ...(run.baseline ? baselineSection(run.baseline) : []),
     ...seedSection(run),

@@ -22,6 +22,20 @@ async function requestsServed(registry: Registry): Promise<number> {
   return values.reduce((sum, v) => sum + v.value, 0);
 }
 
+type PaceTriggers = ServiceWindow['paceTriggers'];
+
+/** Overloaded samples of the poll pace so far, by trigger (none in a process that answers no poll). */
+async function paceTriggers(registry: Registry): Promise<PaceTriggers> {
+  const counts: PaceTriggers = { busy: 0, late: 0, queue: 0 };
+  const metric = registry.getSingleMetric('poll_pace_overloaded_total');
+  if (!metric) return counts;
+  for (const { labels, value } of (await metric.get()).values) {
+    const trigger = labels.trigger;
+    if (trigger === 'busy' || trigger === 'late' || trigger === 'queue') counts[trigger] += value;
+  }
+  return counts;
+}
+
 /**
  * The sandbox's calls over the window: counted at the edges (`quiet`), or stamped every 100 ms. A process
  * without the sandbox (an API process of the multi-process mode) makes its calls to the worker's, which
@@ -73,6 +87,7 @@ export async function watchService(
   quiet: boolean,
 ): Promise<ServiceWatch> {
   const requestsFrom = await requestsServed(registry);
+  const triggersFrom = await paceTriggers(registry);
   const calls = watchCalls(sandbox, quiet);
   const samplers = quiet ? null : { rss: sampleRss(250), loop: loopMonitor() };
   const stop = () => {
@@ -84,6 +99,7 @@ export async function watchService(
     async close() {
       const provider = calls.read();
       const requests = (await requestsServed(registry)) - requestsFrom;
+      const triggers = await paceTriggers(registry);
       stop();
       const { rss, heapUsed } = process.memoryUsage();
       return {
@@ -94,6 +110,11 @@ export async function watchService(
         loopDelayMaxMs: samplers?.loop.maxMs() ?? null,
         ...provider,
         requests,
+        paceTriggers: {
+          busy: triggers.busy - triggersFrom.busy,
+          late: triggers.late - triggersFrom.late,
+          queue: triggers.queue - triggersFrom.queue,
+        },
       };
     },
     stop,

@@ -194,10 +194,10 @@ export function processTable(m: Measured, polls: number | null): string[] {
   const row = (name: string, cores: number, w: Measured['service']) =>
     `| ${name} | ${fixed(cores)} | ${us(cpuPerPollUs(cores, m.seconds, polls))} | ${w.requests} | ` +
     `${mib(w.rssBytes)} | ${mib(w.rssPeakBytes)} | ${mib(w.heapUsedBytes)} | ${delay(w.loopDelayP99Ms)} | ${delay(w.loopDelayMaxMs)} | ` +
-    `${w.providerCalls ?? '?'} |`;
+    `${w.providerCalls ?? '?'} | ${w.paceTriggers.busy} / ${w.paceTriggers.late} / ${w.paceTriggers.queue} |`;
   return [
-    '| process | CPU (cores) | CPU per answered poll | requests served | RSS at the end | RSS peak | heap used | event-loop delay p99 | event-loop delay max | provider calls |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| process | CPU (cores) | CPU per answered poll | requests served | RSS at the end | RSS peak | heap used | event-loop delay p99 | event-loop delay max | provider calls | pace: overloaded samples busy / late / queue |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...m.processes.map((p) => row(p.name, p.cores, p.window)),
     row('**all**', m.cores.service, m.service),
     '',

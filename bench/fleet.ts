@@ -11,6 +11,7 @@ import { deathOf, measureWindow, type Processes, runStep } from './fleet-phases.
 import { type Cluster, startCluster } from './fleet-postgres.ts';
 import { renderProcessesMarkdown } from './fleet-processes-report.ts';
 import { type ServiceLauncher, type ServiceSet, serviceLauncher } from './fleet-processes.ts';
+import { overloadVerdict } from './fleet-overload.ts';
 import { type FleetRound, type FleetRun, renderFleetMarkdown } from './fleet-report.ts';
 import { fleetSettings, type FleetSettings } from './fleet-settings.ts';
 import { ladderLine } from './fleet-tables.ts';
@@ -132,9 +133,11 @@ async function runRound(
   const writer = await runStep(p, writerPlan, s.writerS, signal);
   const { steps, verdicts } = await climb(p, s, invalid, signal);
   const name = roundName(apiProcesses);
-  const checks: Verdict[] = summaryVerdicts(s.ladder, verdicts, idle, writer.measured).map((c) =>
-    name === null ? c : { ...c, target: `${name}: ${c.target}` },
-  );
+  const top = steps.at(-1);
+  const checks: Verdict[] = [
+    ...summaryVerdicts(s.ladder, verdicts, idle, writer.measured),
+    ...(top ? [overloadVerdict(top)] : []),
+  ].map((c) => (name === null ? c : { ...c, target: `${name}: ${c.target}` }));
   return { apiProcesses, idle, writer, steps, verdicts, checks };
 }
 

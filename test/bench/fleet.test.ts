@@ -12,6 +12,7 @@ import { nominalPollRate } from '../../bench/fleet-shape.ts';
 import { noPolls, noWrites, type StepResult, stepErrors, visibilityOf } from '../../bench/fleet-stats.ts';
 import { cpuPerPollUs, paceFactor, processTable } from '../../bench/fleet-tables.ts';
 import { judgeStep, summaryVerdicts } from '../../bench/fleet-verdicts.ts';
+import { overloadVerdict, pollCost, usersOn } from '../../bench/fleet-overload.ts';
 
 describe('the scheduler’s min-heap', () => {
   it('gives tasks back in order of their due times, ties included', () => {
@@ -121,6 +122,7 @@ function measured(cores: { service: number; postgres: number; generator: number 
       providerCalls: 0,
       providerByKind: [],
       requests: 0,
+      paceTriggers: { busy: 0, late: 0, queue: 0 },
     },
     processes: [],
     scrape: null,
@@ -203,13 +205,76 @@ const window = (changes: Partial<ServiceWindow>): ServiceWindow => ({
   providerCalls: 0,
   providerByKind: [],
   requests: 0,
+  paceTriggers: { busy: 0, late: 0, queue: 0 },
   ...changes,
+});
+
+describe('a fleet past capacity', () => {
+  const slowed = (changes: Partial<StepResult['polls']['unread']>) => {
+    const s = step();
+    s.polls.unread = { ...s.polls.unread, maxIntervalMs: 32_000, ...changes };
+    return s;
+  };
+
+  it('passes when nearly every poll is answered within a second without errors, and the pace calms down', () => {
+    const verdict = overloadVerdict({
+      step: slowed({ latency: latency(400) }),
+      measured: quiet,
+      calmAfterS: 9,
+    });
+    expect(verdict.pass).toBe(true);
+    expect(verdict.target).toContain('the pace engaged, up to 8.0 ×');
+    expect(verdict.actual).toBe('100.0 %, 0 errors, p99 400.0 ms, calm after 9.0 s');
+  });
+
+  it('fails on a slow answer, a lost poll, an error or a pace that stays up', () => {
+    const judge = (s: StepResult, calmAfterS: number | null = 9) =>
+      overloadVerdict({ step: s, measured: quiet, calmAfterS }).pass;
+    expect(judge(slowed({ latency: latency(1_000) }))).toBe(false);
+    expect(judge(slowed({ answered: 960 }))).toBe(false);
+    expect(judge(slowed({ statuses: { '304': 999, '503': 1 } }))).toBe(false);
+    expect(judge(slowed({}), 31)).toBe(false);
+    expect(judge(slowed({}), Number.POSITIVE_INFINITY)).toBe(false);
+    expect(judge(slowed({}), null)).toBe(false);
+  });
+});
+
+describe('capacity on paper', () => {
+  it('charges each poll what the step cost beyond the writer mix, and fills the usable cores with users', () => {
+    const round: FleetRound = {
+      apiProcesses: 1,
+      idle: null,
+      // 0.4 cores for the writes alone; 1.0 in the step: 0.6 cores for 1,000 polls in 60 s.
+      writer: { step: step(), measured: measured({ service: 0.3, postgres: 0.1, generator: 0.1 }) },
+      steps: [{ step: step(), measured: measured({ service: 0.7, postgres: 0.3, generator: 0.2 }) }],
+      verdicts: [],
+      checks: [],
+    };
+    const cost = pollCost(round);
+    expect(cost?.marginalUs).toBeCloseTo(36_000, 6);
+    expect(cost?.writerCores).toBeCloseTo(0.4, 9);
+    expect(cost?.pollsPerUser).toBeCloseTo(nominalPollRate(1000) / 1000, 9);
+    if (!cost) return;
+    // 8 cores × 0.75 = 6, less 0.4 for the writes: 5.6 cores of polls at 36 ms each.
+    expect(usersOn(8, cost)).toBe(Math.floor(5.6 / (0.036 * cost.pollsPerUser)));
+    expect(pollCost({ ...round, writer: null })).toBeNull();
+  });
 });
 
 describe('the service as several processes', () => {
   it('adds up memory, calls and requests, and takes the worst event loop', () => {
-    const api1 = window({ requests: 600, loopDelayP99Ms: 3, loopDelayMaxMs: 20 });
-    const api2 = window({ requests: 400, loopDelayP99Ms: 5, loopDelayMaxMs: 12 });
+    const api1 = window({
+      requests: 600,
+      loopDelayP99Ms: 3,
+      loopDelayMaxMs: 20,
+      paceTriggers: { busy: 4, late: 1, queue: 0 },
+    });
+    const api2 = window({
+      requests: 400,
+      loopDelayP99Ms: 5,
+      loopDelayMaxMs: 12,
+      paceTriggers: { busy: 2, late: 0, queue: 3 },
+    });
     const worker = window({
       providerCalls: 7,
       providerByKind: [
@@ -229,6 +294,7 @@ describe('the service as several processes', () => {
         ['POST /conversations', 2],
       ],
       requests: 1000,
+      paceTriggers: { busy: 6, late: 1, queue: 3 },
     });
   });
 
@@ -257,7 +323,7 @@ describe('the service as several processes', () => {
     const table = processTable(m, 60_000);
     expect(table.map((row) => row.split(' | ').slice(0, 4).join(' | '))).toEqual([
       '| process | CPU (cores) | CPU per answered poll | requests served',
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       '| api-1 | 0.40 | 400 µs | 15000',
       '| api-2 | 0.30 | 300 µs | 15000',
       '| worker | 0.20 | 200 µs | 0',
