@@ -22,14 +22,18 @@ const validateRows: Interceptor = {
 
 export interface PoolOptions {
   readonly maximumPoolSize?: number;
+  /** The clock the waits for a connection are timed on, in ms. Default `performance.now`; tests drive their own. */
+  readonly now?: () => number;
 }
 
 /** How long queries wait for a connection of a pool: what the poll pace reads (decision 022). */
 export interface PoolWaits {
   /** The shortest wait for a connection since the last call, in ms; null when none was handed out. */
   takeFastest(): number | null;
-  /** When a connection was last handed out (performance.now()); -Infinity before the first. */
+  /** When a connection was last handed out, by `now`; -Infinity before the first. */
   lastHandedOut(): number;
+  /** The clock the waits are timed on. */
+  now(): number;
 }
 
 const waitsOfPools = new WeakMap<DatabasePool, PoolWaits>();
@@ -41,7 +45,7 @@ export const poolWaitsOf = (pool: DatabasePool): PoolWaits | null => waitsOfPool
  * Times each wait for a connection: slonik hands the same context object to the hooks before and after
  * a connection is taken from the pool.
  */
-function recordWaits(): { readonly interceptor: Interceptor; readonly waits: PoolWaits } {
+function recordWaits(now: () => number): { readonly interceptor: Interceptor; readonly waits: PoolWaits } {
   const asked = new WeakMap<object, number>();
   let fastest: number | null = null;
   let last = Number.NEGATIVE_INFINITY;
@@ -49,13 +53,13 @@ function recordWaits(): { readonly interceptor: Interceptor; readonly waits: Poo
     interceptor: {
       name: 'pool-waits',
       beforePoolConnection: (context) => {
-        asked.set(context, performance.now());
+        asked.set(context, now());
         return null;
       },
       afterPoolConnection: (context) => {
         const at = asked.get(context);
         if (at === undefined) return null;
-        last = performance.now();
+        last = now();
         const waited = last - at;
         fastest = fastest === null ? waited : Math.min(fastest, waited);
         return null;
@@ -68,12 +72,13 @@ function recordWaits(): { readonly interceptor: Interceptor; readonly waits: Poo
         return taken;
       },
       lastHandedOut: () => last,
+      now,
     },
   };
 }
 
 export async function createDatabasePool(url: string, options: PoolOptions = {}): Promise<DatabasePool> {
-  const { interceptor, waits } = recordWaits();
+  const { interceptor, waits } = recordWaits(options.now ?? (() => performance.now()));
   const pool = await createPool(url, {
     interceptors: [validateRows, interceptor],
     maxPoolSize: options.maximumPoolSize ?? 10,

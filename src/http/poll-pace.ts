@@ -36,6 +36,31 @@ export interface PollPaceOptions {
   readonly registry?: Registry;
   /** Told each time the factor moves, with what the sample saw. */
   readonly onChange?: (factor: number, reading: PaceReading, triggers: readonly PaceTrigger[]) => void;
+  // The sampler's timer and clocks, which tests drive; the real ones by default.
+  /** Calls `sample` every `ms` and answers how to stop. Default an unref'd `setInterval`. */
+  readonly every?: (ms: number, sample: () => void) => () => void;
+  /** The clock the sampler's lateness is read on, in ms. Default `Date.now`. */
+  readonly now?: () => number;
+  /** The share of the time since the last call the event loop was busy, 0 to 1. Default Node's utilisation. */
+  readonly utilization?: () => number;
+}
+
+function everyInterval(ms: number, sample: () => void): () => void {
+  const timer = setInterval(sample, ms);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+  };
+}
+
+/** Node's event-loop utilisation since the last call (since this one, for the first). */
+function eventLoopUtilization(): () => number {
+  let usage = performance.eventLoopUtilization();
+  return () => {
+    const busy = performance.eventLoopUtilization(usage).utilization;
+    usage = performance.eventLoopUtilization();
+    return busy;
+  };
 }
 
 /** What made a sample overloaded. */
@@ -144,34 +169,31 @@ export function startPollPace(options: PollPaceOptions): PollPace {
       },
     });
   }
-  let expected = Date.now() + sampleMs;
-  let usage = performance.eventLoopUtilization();
+  const clock = options.now ?? Date.now;
+  const utilization = options.utilization ?? eventLoopUtilization();
+  let expected = clock() + sampleMs;
   const standingQueueMs = (): number => {
     const fastest = waits?.takeFastest() ?? null;
     if (fastest !== null) return fastest;
     // Nothing handed out: a queue that did not move at all has stood since the last hand-out.
     const waiting = options.pool.state().waitingClients;
-    return waiting > 0 && waits ? performance.now() - waits.lastHandedOut() : 0;
+    return waiting > 0 && waits ? waits.now() - waits.lastHandedOut() : 0;
   };
-  const timer = setInterval(() => {
-    const now = Date.now();
+  const stop = (options.every ?? everyInterval)(sampleMs, () => {
+    const now = clock();
     const lateMs = now - expected;
     expected = now + sampleMs;
-    const busy = performance.eventLoopUtilization(usage).utilization;
-    usage = performance.eventLoopUtilization();
+    const busy = utilization();
     const reading = { lateMs, busy, queueMs: standingQueueMs() };
     const before = state.step;
     state = nextPace(state, reading, rules);
     const triggers = triggersOf(reading, rules);
     for (const trigger of triggers) overloaded?.inc({ trigger });
     if (state.step !== before) options.onChange?.(factor(), reading, triggers);
-  }, sampleMs);
-  timer.unref();
+  });
   return {
     interval: (baseMs) => baseMs * factor(),
     factor,
-    stop() {
-      clearInterval(timer);
-    },
+    stop,
   };
 }

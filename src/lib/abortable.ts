@@ -48,19 +48,21 @@ export const STOP_GRACE_MS = 5_000;
  * Waits for a stopping loop, at most `ms`, and says so when it had not finished by then. A loop can be
  * held by a pool call that is never answered (slonik 49 can leave a query queued for good while every
  * attempt to connect fails, as when the database is gone), and that must not hold up the shutdown.
+ * `graceOver` aborts when the wait is over: after `ms` unless a test ends it itself.
  */
 export async function awaitStop(
   loop: Promise<unknown>,
   logger: { warn(details: object, message: string): void },
   what: string,
   ms = STOP_GRACE_MS,
+  graceOver: AbortSignal = AbortSignal.timeout(ms),
 ): Promise<void> {
   const done = loop.then(
     () => undefined,
     () => undefined,
   );
   try {
-    await settledOrAborted(done, AbortSignal.timeout(ms));
+    await settledOrAborted(done, graceOver);
   } catch {
     logger.warn({ waitedMs: ms }, `${what} had not stopped; leaving it behind`);
   }

@@ -1,5 +1,3 @@
-// First, on purpose: the HTTP modules declare the OpenAPI document's named schemas, which the document
-// lists in the order their modules are first evaluated (decision 021).
 import { buildApp } from '../http/app.ts';
 import { hkdfSync } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
@@ -22,7 +20,7 @@ import type { ReadinessCheck } from '../http/routes/health.ts';
 import type { ObjectStorage } from '../integrations/storage/port.ts';
 import type { ProjectionWaiter } from '../projections/progress.ts';
 import type { ReadChanges } from '../projections/changes.ts';
-import { startPollPace } from '../http/poll-pace.ts';
+import { type PollPaceOptions, startPollPace } from '../http/poll-pace.ts';
 import { createChannelsUnread } from '../queries/unread.ts';
 import { createPostingContextLookup } from '../queries/comments.ts';
 
@@ -51,6 +49,30 @@ export interface AppParts {
   readonly push: HttpServices['push'];
   /** What media links are minted and checked by (milliseconds since the epoch); the real time by default. */
   readonly clock?: () => number;
+  /** The poll pace's sampling and rules (tests take the samples themselves); poll-pace.ts's defaults without. */
+  readonly pace?: Omit<PollPaceOptions, 'pool' | 'registry' | 'onChange'>;
+}
+
+/** Logs each move of the poll pace: up as a warning with what raised it, down as news. */
+function logPaceChange(logger: Logger): NonNullable<PollPaceOptions['onChange']> {
+  let last = 1;
+  return (factor, reading, triggers) => {
+    const raised = factor > last;
+    last = factor;
+    const fields = {
+      factor,
+      triggers,
+      busy: reading.busy,
+      lateMs: reading.lateMs,
+      queueMs: Math.round(reading.queueMs),
+    };
+    if (raised) logger.warn(fields, 'poll pace: clients asked to poll less often');
+    else
+      logger.info(
+        fields,
+        factor === 1 ? 'poll pace: back to the usual intervals' : 'poll pace: stepping down',
+      );
+  };
 }
 
 /** The HTTP app on the running parts: its dependency object made here, its routes in src/http. */
@@ -93,23 +115,10 @@ export function createHttpServices(deps: AppParts): HttpServices {
     uploadCaps,
     changes: deps.changes,
     pace: startPollPace({
+      ...deps.pace,
       pool,
       ...(deps.registry === undefined ? {} : { registry: deps.registry }),
-      onChange: (factor, reading, triggers) => {
-        const log = factor > 1 ? deps.logger.warn.bind(deps.logger) : deps.logger.info.bind(deps.logger);
-        log(
-          {
-            factor,
-            triggers,
-            busy: reading.busy,
-            lateMs: reading.lateMs,
-            queueMs: Math.round(reading.queueMs),
-          },
-          factor > 1
-            ? 'poll pace: clients asked to poll less often'
-            : 'poll pace: back to the usual intervals',
-        );
-      },
+      onChange: logPaceChange(deps.logger),
     }),
     chat: {
       pool,

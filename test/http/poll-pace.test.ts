@@ -1,23 +1,71 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'slonik';
 import { describe, expect, it } from 'vitest';
 import { createDatabasePool } from '../../src/db/pool.ts';
-import { calmPace, nextPace, type PaceReading, startPollPace } from '../../src/http/poll-pace.ts';
+import {
+  calmPace,
+  nextPace,
+  type PaceReading,
+  type PaceTrigger,
+  type PollPaceOptions,
+  startPollPace,
+} from '../../src/http/poll-pace.ts';
 import { bearer, TEST_SECRETS, useRunningApp } from '../support/app.ts';
+import { ManualClock } from '../support/clock.ts';
 import { useTestDatabase } from '../support/database.ts';
-import { eventually } from '../support/eventually.ts';
+import { waitUntil } from '../support/eventually.ts';
 import { sessionToken } from '../support/jwt.ts';
 
-/** Keeps this process's event loop busy for `ms`, in slices that let timers run in between. */
-async function overload(ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const slice = Date.now() + 150;
-    while (Date.now() < slice) {
-      // busy: the event loop waits
-    }
-    await sleep(1);
-  }
+/** The pace's timer, fired by the test, and the clock its lateness is read on: a sample is due every second. */
+function handTimer() {
+  const clock = new ManualClock(0);
+  let take = (): void => undefined;
+  return {
+    every: (_ms: number, sample: () => void) => {
+      take = sample;
+      return () => {
+        take = () => undefined;
+      };
+    },
+    now: clock.now,
+    /** One sample, taken `lateMs` after it was due. */
+    sample(lateMs = 0) {
+      clock.advance(1_000 + lateMs);
+      take();
+    },
+  };
+}
+
+interface Move {
+  readonly factor: number;
+  readonly reading: PaceReading;
+  readonly triggers: readonly PaceTrigger[];
+}
+
+/** A pace sampled by hand, with every move it made. */
+function handPaced(options: Omit<PollPaceOptions, 'sampleMs' | 'every' | 'now' | 'onChange'>) {
+  const timer = handTimer();
+  const moves: Move[] = [];
+  const pace = startPollPace({
+    ...options,
+    sampleMs: 1_000,
+    every: timer.every,
+    now: timer.now,
+    onChange: (factor, reading, triggers) => moves.push({ factor, reading, triggers }),
+  });
+  return {
+    pace,
+    moves,
+    sample: (lateMs?: number) => {
+      timer.sample(lateMs);
+    },
+  };
+}
+
+/** Work that keeps the event loop busy without giving it a turn. */
+function busyWork(): void {
+  let sum = 0;
+  for (let i = 0; i < 100_000; i++) sum += Math.sqrt(i);
+  if (sum < 0) throw new Error('unreachable');
 }
 
 describe('the pace policy', () => {
@@ -70,48 +118,135 @@ describe('the pace policy', () => {
 
 describe('the poll pace', () => {
   const db = useTestDatabase();
+  // Each test looks at one trigger; the others cannot fire.
+  const quietLoop = () => 0;
+  const noQueue = Number.POSITIVE_INFINITY;
 
-  it('raises the factor while the event loop lags, step by step, and lowers it after a calm stretch', async () => {
-    const pace = startPollPace({ pool: db.pool, sampleMs: 100, lagMs: 50, calmSamples: 3 });
+  it('reads a stall from how late its own timer fired, steps up per late sample, and down per calm stretch', () => {
+    const { pace, moves, sample } = handPaced({
+      pool: db.pool,
+      lagMs: 1_000,
+      calmSamples: 3,
+      utilization: quietLoop,
+      queueMs: noQueue,
+    });
     try {
+      sample();
+      // Late by the lag itself is not yet a stall.
+      sample(1_000);
       expect(pace.factor()).toBe(1);
-      const seen = new Set<number>();
-      const watching = setInterval(() => seen.add(pace.factor()), 20);
-      await overload(1_000);
-      await eventually(
-        () => Promise.resolve(pace.factor()),
-        (factor) => factor === 1,
-        5_000,
-      );
-      clearInterval(watching);
-      expect([...seen].sort((a, b) => a - b)).toEqual([1, 2, 4, 8]);
+      for (const lateMs of [1_001, 1_500, 3_000, 3_000]) sample(lateMs);
+      expect(moves.map((m) => [m.factor, m.reading.lateMs, m.triggers])).toEqual([
+        [2, 1_001, ['late']],
+        [4, 1_500, ['late']],
+        [8, 3_000, ['late']],
+      ]);
+      expect(pace.interval(4_000)).toBe(32_000);
+      // Down one step per three samples on time; a late one in between starts the stretch again.
+      for (let i = 0; i < 5; i++) sample();
+      expect(pace.factor()).toBe(4);
+      sample(2_000);
+      expect(pace.factor()).toBe(8);
+      for (let i = 0; i < 9; i++) sample();
+      expect(moves.slice(3).map((m) => m.factor)).toEqual([4, 8, 4, 2, 1]);
       expect(pace.interval(4_000)).toBe(4_000);
     } finally {
       pace.stop();
     }
   });
 
-  it('counts a standing queue for database connections as overload, and a burst not', async () => {
-    const small = await createDatabasePool(db.url, { maximumPoolSize: 1 });
-    const pace = startPollPace({ pool: small, sampleMs: 100, lagMs: 10_000, calmSamples: 3, queueMs: 150 });
+  it('counts an event loop that Node measures busy through two samples in a row, and one sample not', () => {
+    const { pace, moves, sample } = handPaced({
+      pool: db.pool,
+      busyShare: 0.9,
+      busySamples: 2,
+      queueMs: noQueue,
+    });
     try {
-      // A burst: each query waits for the one before, briefly; some take a connection at once.
-      for (let round = 0; round < 5; round++) {
-        await Promise.all(Array.from({ length: 3 }, () => small.query(sql.unsafe`SELECT pg_sleep(0.02)`)));
+      // The test never gives the event loop a turn between samples: each sample is busy throughout.
+      busyWork();
+      sample();
+      expect(pace.factor()).toBe(1);
+      busyWork();
+      sample();
+      expect(moves.map((m) => [m.factor, m.reading.busy, m.triggers])).toEqual([[2, 1, ['busy']]]);
+    } finally {
+      pace.stop();
+    }
+  });
+
+  it('counts a standing queue for database connections as overload, and a burst not', async () => {
+    // The clock the pool times its waits for a connection on.
+    const queue = new ManualClock(0);
+    const small = await createDatabasePool(db.url, { maximumPoolSize: 1, now: queue.now });
+    const { pace, moves, sample } = handPaced({
+      pool: small,
+      queueMs: 250,
+      queuedSamples: 2,
+      calmSamples: 3,
+      utilization: quietLoop,
+    });
+    /** Takes the pool's one connection, until the answered function gives it back. */
+    const takeConnection = async () => {
+      let release = (): void => undefined;
+      const released = new Promise<void>((done) => {
+        release = done;
+      });
+      let taken = (): void => undefined;
+      const took = new Promise<void>((done) => {
+        taken = done;
+      });
+      const held = small.connect(async () => {
+        taken();
+        await released;
+      });
+      await took;
+      return async () => {
+        release();
+        await held;
+      };
+    };
+    /** `n` queries that wait for the connection. */
+    const waiting = async (n: number) => {
+      const queries = Array.from({ length: n }, () => small.query(sql.unsafe`SELECT 1`));
+      await waitUntil(() => small.state().waitingClients === n);
+      return queries;
+    };
+    try {
+      // A burst, twice: one query served at once, two more 300 ms behind it. The fastest waited nothing.
+      for (let round = 0; round < 2; round++) {
+        const giveBack = await takeConnection();
+        const queries = await waiting(2);
+        queue.advance(300);
+        await giveBack();
+        await Promise.all(queries);
+        sample();
       }
       expect(pace.factor()).toBe(1);
-      // Standing: every query waits 0.4 s and more behind the others.
-      const queries = Array.from({ length: 6 }, () => small.query(sql.unsafe`SELECT pg_sleep(0.4)`));
-      await eventually(
-        () => Promise.resolve(pace.factor()),
-        (factor) => factor >= 2,
-      );
+
+      // Standing: nothing is handed out while queries wait, sample after sample.
+      const giveBack = await takeConnection();
+      sample();
+      const queries = await waiting(2);
+      queue.advance(300);
+      sample();
+      expect(pace.factor()).toBe(1);
+      queue.advance(300);
+      sample();
+      expect(moves).toEqual([
+        { factor: 2, reading: { lateMs: 0, busy: 0, queueMs: 600 }, triggers: ['queue'] },
+      ]);
+      // Served at last, each after 600 ms: still a standing queue. Then calm, one step down per stretch.
+      await giveBack();
       await Promise.all(queries);
-      await eventually(
-        () => Promise.resolve(pace.factor()),
-        (factor) => factor === 1,
-        5_000,
-      );
+      sample();
+      for (let i = 0; i < 6; i++) sample();
+      expect(moves.map((m) => [m.factor, m.reading.queueMs])).toEqual([
+        [2, 600],
+        [4, 600],
+        [2, 0],
+        [1, 0],
+      ]);
     } finally {
       pace.stop();
       await small.end();
@@ -120,18 +255,35 @@ describe('the poll pace', () => {
 });
 
 describe('X-Poll-Interval under overload', () => {
-  // The wait below polls every 20 ms: far more than the per-user rate limit allows by default.
-  const used = useRunningApp({ env: { POLL_CHAT_MS: '4000', API_RATE_LIMIT_PER_MINUTE: '100000' } });
+  const timer = handTimer();
+  const used = useRunningApp({
+    env: { POLL_CHAT_MS: '4000' },
+    // The app's own pace, sampled by the test; only its sampler's lateness can raise it here.
+    pace: {
+      every: timer.every,
+      now: timer.now,
+      sampleMs: 1_000,
+      lagMs: 1_000,
+      calmSamples: 3,
+      utilization: () => 0,
+      queueMs: Number.POSITIVE_INFINITY,
+    },
+  });
   const headers = bearer(sessionToken(TEST_SECRETS.JWT_SECRET, 'paced'));
   const interval = async () =>
     Number((await fetch(`${used.running.url}/api/unread`, { headers })).headers.get('x-poll-interval'));
 
   it('asks clients to poll less often while the service is overloaded, and as usual again after', async () => {
     expect(await interval()).toBe(4_000);
-    // The app runs in this process: a busy event loop here is the service's. Long enough to hold at
-    // least two whole samples (a busy second alone is a burst).
-    await overload(3_200);
-    expect(await interval()).toBeGreaterThan(4_000);
-    await eventually(interval, (ms) => ms === 4_000, 25_000);
-  }, 40_000);
+    // Two samples that each came two seconds late: the service was stalled.
+    timer.sample(2_000);
+    expect(await interval()).toBe(8_000);
+    timer.sample(2_000);
+    expect(await interval()).toBe(16_000);
+    for (let i = 0; i < 3; i++) timer.sample();
+    expect(await interval()).toBe(8_000);
+    for (let i = 0; i < 3; i++) timer.sample();
+    expect(await interval()).toBe(4_000);
+    expect(used.running.logs.text).toContain('poll pace: clients asked to poll less often');
+  });
 });

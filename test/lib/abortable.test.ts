@@ -21,14 +21,30 @@ describe('awaitStop', () => {
     return { warnings, warn: (_: unknown, message: string) => void warnings.push(message) };
   };
 
+  /** A promise the test settles. */
+  const settledByHand = () => {
+    let settle = (): void => undefined;
+    const promise = new Promise<void>((done) => {
+      settle = done;
+    });
+    return { promise, settle };
+  };
+  /** Lets every callback that is due run: what has not settled by then waits for something else. */
+  const aTurnLater = () => new Promise((done) => setImmediate(done));
+
   it('waits for a loop that finishes, and says nothing', async () => {
     const log = logger();
-    let finished = false;
-    const loop = sleep(50, new AbortController().signal).then(() => {
-      finished = true;
-    });
-    await awaitStop(loop, log, 'the loop', 5_000);
-    expect(finished).toBe(true);
+    const loop = settledByHand();
+    let stopped = false;
+    const stopping = awaitStop(loop.promise, log, 'the loop', 5_000, new AbortController().signal).then(
+      () => {
+        stopped = true;
+      },
+    );
+    await aTurnLater();
+    expect(stopped).toBe(false);
+    loop.settle();
+    await stopping;
     expect(log.warnings).toEqual([]);
   });
 
@@ -38,11 +54,26 @@ describe('awaitStop', () => {
     expect(log.warnings).toEqual([]);
   });
 
-  it('gives up on a loop that never finishes after its grace, and says so', async () => {
+  it('gives up on a loop that never finishes when its grace is over, not before, and says so', async () => {
     const log = logger();
-    const started = Date.now();
-    await awaitStop(new Promise(() => undefined), log, 'the stuck loop', 100);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(90);
+    const grace = new AbortController();
+    let stopped = false;
+    const stopping = awaitStop(new Promise(() => undefined), log, 'the stuck loop', 100, grace.signal).then(
+      () => {
+        stopped = true;
+      },
+    );
+    await aTurnLater();
+    expect(stopped).toBe(false);
+    expect(log.warnings).toEqual([]);
+    grace.abort();
+    await stopping;
+    expect(log.warnings).toEqual(['the stuck loop had not stopped; leaving it behind']);
+  });
+
+  it('ends the grace by itself when no signal is given', async () => {
+    const log = logger();
+    await awaitStop(new Promise(() => undefined), log, 'the stuck loop', 1);
     expect(log.warnings).toEqual(['the stuck loop had not stopped; leaving it behind']);
   });
 });

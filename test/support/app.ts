@@ -8,7 +8,7 @@ import { createDatabasePool, type DatabasePool } from '../../src/db/pool.ts';
 import type { PushOptions, PushServices } from '../../src/wiring/push.ts';
 import type { SupportOptions, SupportServices } from '../../src/wiring/support.ts';
 import type { EventSourcing } from '../../src/wiring/event-sourcing.ts';
-import { type RunningService, startService } from '../../src/wiring/service.ts';
+import { type RunningService, type ServiceOptions, startService } from '../../src/wiring/service.ts';
 import { createLogger } from '../../src/http/logger.ts';
 import type { Processor } from '../../src/processors/processor.ts';
 import type { Projection } from '../../src/projections/projection.ts';
@@ -82,6 +82,8 @@ export interface StartOptions {
   readonly support?: Pick<SupportOptions, 'client' | 'sandbox' | 'runInbox' | 'dataDir'>;
   /** What media links are minted and checked by (milliseconds since the epoch); the real time by default. */
   readonly clock?: () => number;
+  /** The poll pace's sampling and rules: a test can take the samples itself. */
+  readonly pace?: ServiceOptions['pace'];
   /** The loopback port to listen on (any free one by default): for a provider told the address first. */
   readonly port?: number;
   /** Beat in `service_instances` as main.ts does (off by default: one test process is many apps). */
@@ -130,6 +132,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     },
     dataDir: options.support?.dataDir,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.pace ? { pace: options.pace } : {}),
   });
   const { app, eventSourcing, support, push } = service;
   options.extend?.(app, { pool, eventSourcing });

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
@@ -20,6 +19,10 @@ export interface BudgetOptions {
    */
   readonly liveInstances?: () => number;
   readonly logger: Logger;
+  /** The clock the windows are cut from (ms since the epoch). */
+  readonly now: () => number;
+  /** How a call waits for the next window. */
+  readonly sleep: (ms: number) => Promise<void>;
 }
 
 export interface Budget {
@@ -48,9 +51,9 @@ export function createBudget(options: BudgetOptions): Budget {
 
   return {
     async take(method, route) {
-      const deadline = Date.now() + maxWaitMs;
+      const deadline = options.now() + maxWaitMs;
       for (;;) {
-        const now = Date.now();
+        const now = options.now();
         const window = Math.floor(now / windowMs);
         try {
           // Used only while Redis is away (or absent: then this process is alone and its share is all).
@@ -75,7 +78,7 @@ export function createBudget(options: BudgetOptions): Budget {
             retryAfterMs: waitMs,
           });
         }
-        await sleep(waitMs);
+        await options.sleep(waitMs);
       }
     },
   };

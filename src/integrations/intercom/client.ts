@@ -1,3 +1,4 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -64,6 +65,10 @@ export interface IntercomClientOptions {
   readonly rateLimitFallbackMs?: number;
   /** Results per search page (Intercom's maximum is 150). Default 50. */
   readonly searchPageSize?: number;
+  /** The clock of budget windows and 429 resets (ms since the epoch). Default `Date.now`; tests drive their own. */
+  readonly now?: () => number;
+  /** How a call waits for the next window or a reset. Default a timer; tests drive their own. */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 export const INTERCOM_CLIENT_DEFAULTS = {
@@ -127,6 +132,8 @@ export function createIntercomClient(options: IntercomClientOptions) {
   // Lines of calls made while handling a request carry its `reqId`; the inbox, reconcile and processor
   // workers' calls have none.
   const logger = options.logger.child({ provider: 'intercom' }, { formatters: withRequestId });
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? ((ms: number) => wait(ms));
   const send = createSend({
     baseUrl: options.baseUrl,
     accessToken: options.accessToken,
@@ -134,6 +141,7 @@ export function createIntercomClient(options: IntercomClientOptions) {
     timeoutMs: settings.timeoutMs,
     rateLimitFallbackMs: settings.rateLimitFallbackMs,
     calls: options.calls,
+    now,
   });
   const resilience = createResilience({
     maxRetries: settings.maxRetries,
@@ -143,8 +151,10 @@ export function createIntercomClient(options: IntercomClientOptions) {
     breakerHalfOpenAfterMs: settings.breakerHalfOpenAfterMs,
     maxWaitMs: settings.maxWaitMs,
     logger,
+    now,
+    sleep,
     sharedHold: options.redis
-      ? redisHold(options.redis, `${settings.budgetKeyPrefix}:hold`, logger)
+      ? redisHold(options.redis, `${settings.budgetKeyPrefix}:hold`, logger, now)
       : undefined,
     budget: createBudget({
       perWindow: settings.budgetPerWindow,
@@ -154,6 +164,8 @@ export function createIntercomClient(options: IntercomClientOptions) {
       redis: options.redis,
       ...(options.liveInstances === undefined ? {} : { liveInstances: options.liveInstances }),
       logger,
+      now,
+      sleep,
     }),
   });
 

@@ -24,6 +24,8 @@ export interface HttpOptions {
   readonly rateLimitFallbackMs: number;
   /** Counts each exchange by route template and status (`provider_requests_total`). */
   readonly calls?: ProviderCalls | undefined;
+  /** The clock a 429's `X-RateLimit-Reset` is read against (ms since the epoch). */
+  readonly now: () => number;
 }
 
 /** A reset further away than this is a clock problem, not a wait worth holding every call for. */
@@ -161,7 +163,11 @@ export function createSend(options: HttpOptions): Send {
       requestId: errors.requestId ?? headerRequestId,
       retryAfterMs:
         kind === 'rate_limited'
-          ? rateLimitWaitMs(responseHeaders.get('x-ratelimit-reset'), options.rateLimitFallbackMs)
+          ? rateLimitWaitMs(
+              responseHeaders.get('x-ratelimit-reset'),
+              options.rateLimitFallbackMs,
+              options.now(),
+            )
           : undefined,
     });
   };

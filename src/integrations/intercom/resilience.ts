@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   BrokenCircuitError,
   CircuitState,
@@ -27,6 +26,10 @@ export interface ResilienceOptions {
   /** Where a 429's hold is kept for every process (Redis); this process's memory alone without. */
   readonly sharedHold?: SharedHold | undefined;
   readonly logger: Logger;
+  /** The clock of a 429's hold (ms since the epoch). The breaker keeps cockatiel's own, `Date.now`. */
+  readonly now: () => number;
+  /** How a call waits for a 429's reset. */
+  readonly sleep: (ms: number) => Promise<void>;
 }
 
 /** The instant (ms since the epoch) until which every process holds its Intercom calls after a 429. */
@@ -98,7 +101,7 @@ export function createResilience(options: ResilienceOptions): Resilience {
 
   async function once<T>(method: string, route: string, attempt: () => Promise<T>): Promise<T> {
     if (options.sharedHold) heldUntil = Math.max(heldUntil, await options.sharedHold.get());
-    const holdMs = heldUntil - Date.now();
+    const holdMs = heldUntil - options.now();
     if (holdMs > options.maxWaitMs) {
       throw new ProviderError({
         kind: 'rate_limited',
@@ -108,7 +111,7 @@ export function createResilience(options: ResilienceOptions): Resilience {
         retryAfterMs: holdMs,
       });
     }
-    if (holdMs > 0) await sleep(holdMs);
+    if (holdMs > 0) await options.sleep(holdMs);
     if (breaker.state === CircuitState.Open && Date.now() < openUntil) throw breakerOpen(method, route);
     await options.budget.take(method, route);
     try {
@@ -116,7 +119,7 @@ export function createResilience(options: ResilienceOptions): Resilience {
     } catch (error) {
       if (error instanceof BrokenCircuitError) throw breakerOpen(method, route);
       if (isProviderError(error, 'rate_limited') && error.retryAfterMs !== undefined) {
-        heldUntil = Math.max(heldUntil, Date.now() + error.retryAfterMs);
+        heldUntil = Math.max(heldUntil, options.now() + error.retryAfterMs);
         await options.sharedHold?.set(heldUntil);
       }
       throw error;
@@ -135,7 +138,7 @@ export function createResilience(options: ResilienceOptions): Resilience {
           : breaker.state === CircuitState.HalfOpen
             ? 'half_open'
             : 'open',
-      heldUntil: heldUntil > Date.now() ? heldUntil : null,
+      heldUntil: heldUntil > options.now() ? heldUntil : null,
     }),
   };
 }

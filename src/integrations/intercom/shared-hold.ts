@@ -12,7 +12,7 @@ return 1`;
  * Intercom's 429 hold in Redis, so that every process waits for the reset one of them was told about
  * (they share one app-wide limit). A Redis that does not answer holds nothing beyond this process's own.
  */
-export function redisHold(redis: Redis, key: string, logger: Logger): SharedHold {
+export function redisHold(redis: Redis, key: string, logger: Logger, now = Date.now): SharedHold {
   return {
     async get() {
       try {
@@ -22,7 +22,7 @@ export function redisHold(redis: Redis, key: string, logger: Logger): SharedHold
       }
     },
     async set(untilMs) {
-      const ttlMs = Math.max(1, Math.ceil(untilMs - Date.now()));
+      const ttlMs = Math.max(1, Math.ceil(untilMs - now()));
       try {
         await redis.eval(KEEP_LATER, 1, key, String(untilMs), String(ttlMs));
       } catch (error) {

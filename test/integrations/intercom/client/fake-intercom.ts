@@ -1,6 +1,5 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { createLogger } from '../../../../src/http/logger.ts';
 import {
@@ -14,8 +13,6 @@ export interface Received {
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: unknown;
-  /** `Date.now()` when the request arrived. */
-  readonly at: number;
 }
 
 export interface Answer {
@@ -24,7 +21,8 @@ export interface Answer {
   /** Sent as is instead of `body` (for malformed answers). */
   readonly raw?: string;
   readonly headers?: Readonly<Record<string, string>>;
-  readonly delayMs?: number;
+  /** Sent only once this settles: an Intercom that is slow for as long as the test wants. */
+  readonly until?: Promise<unknown>;
 }
 
 export type Route = (request: Received) => Answer;
@@ -46,7 +44,6 @@ export class FakeIntercom {
         path: req.url ?? '',
         headers: req.headers,
         body: text === '' ? undefined : (JSON.parse(text) as unknown),
-        at: Date.now(),
       };
       this.received.push(request);
       const route = this.routes.get(`${request.method} ${request.path}`);
@@ -56,8 +53,8 @@ export class FakeIntercom {
         res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
         res.end(answer.raw ?? (answer.body === undefined ? '' : JSON.stringify(answer.body)));
       };
-      if (answer.delayMs === undefined) reply();
-      else void sleep(answer.delayMs).then(reply);
+      if (answer.until === undefined) reply();
+      else void answer.until.then(reply, reply);
     });
   });
 
