@@ -99,7 +99,7 @@ export default {
     layer(
       'http-layer',
       'http → http, commands, queries, auth, chat, files, push, events (of events/store/ only port.ts), ' +
-        'projections, integrations, db/pool.ts, db/reset.ts, lib, config.ts',
+        'projections, integrations, db/pool.ts, db/reset.ts, db/idempotency-keys.ts, lib, config.ts',
       dir('http'),
       [
         dir('http'),
@@ -115,6 +115,8 @@ export default {
         dir('integrations'),
         file('db/pool.ts'),
         file('db/reset.ts'),
+        // Plain state the retention job shares, so it sits in db/ (decision 003).
+        file('db/idempotency-keys.ts'),
         dir('lib'),
         file('config.ts'),
       ],

@@ -1,15 +1,12 @@
 // Writes clients/api/schema.d.ts, the TypeScript types of the service's OpenAPI document, for the SDKs and
 // the typed-client tests (decision 032): `npm run openapi:types`. The drift test
 // (test/clients/api-types.test.ts) runs the same functions against the running app.
-//
-// First, on purpose: the HTTP modules declare the document's named schemas, which the document lists in
-// the order their modules are first evaluated (as in src/wiring/app.ts).
-import { buildApp } from '../src/http/app.ts';
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
 import { Registry } from 'prom-client';
 import { envSchema, type ResolvedConfig } from '../src/config.ts';
+import { buildApp } from '../src/http/app.ts';
 import { createLogger } from '../src/http/logger.ts';
 import type { HttpServices } from '../src/http/services.ts';
 

@@ -5,76 +5,79 @@
 // From the service's OpenAPI document without devtools (the contract): regenerate with `npm run openapi:types`.
 
 export interface paths {
-    "/health/live": {
+    "/admin/admins": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The process is up */
-        get: operations["checkLiveness"];
+        /** Every admin account, active or not, by email */
+        get: operations["adminListAdmins"];
+        put?: never;
+        /**
+         * Creates an admin account; 409 when the email is taken
+         * @description The password must have at least 15 characters and not be a common one.
+         */
+        post: operations["adminCreateAdmin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/admins/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /** Changes an admin's name or role; 409 when it would leave no active owner */
+        patch: operations["adminUpdateAdmin"];
         trace?: never;
     };
-    "/health/ready": {
+    "/admin/admins/{id}/activate": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Everything this process's roles need answers (the database, the event store, …) */
-        get: operations["checkReadiness"];
+        get?: never;
         put?: never;
-        post?: never;
+        /** Activates an admin account (sessions from before its deactivation stay ended) */
+        post: operations["adminActivateAdmin"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/config": {
+    "/admin/admins/{id}/deactivate": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** What the SDK needs to set itself up: active reasons, poll intervals, upload limits */
-        get: operations["getConfig"];
+        get?: never;
         put?: never;
-        post?: never;
+        /** Deactivates an admin account and ends its sessions; 409 for the last active owner */
+        post: operations["adminDeactivateAdmin"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/settings/notifications": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The caller's notification preferences (all on by default) */
-        get: operations["getNotificationSettings"];
-        /** Updates any subset of the notification preferences */
-        put: operations["updateNotificationSettings"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/files/upload": {
+    "/admin/admins/{id}/password": {
         parameters: {
             query?: never;
             header?: never;
@@ -84,27 +87,688 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Uploads a file (multipart/form-data, field `file`): its type is read from its bytes
-         * @description Allowed: JPEG, PNG, GIF, WEBP, BMP (up to MAX_IMAGE_MB), MP4 (MAX_VIDEO_MB), PDF and plain UTF-8 text (MAX_FILE_MB). Anything else is 415 upload_type_not_allowed; over the cap is 413 upload_too_large, cut off as soon as the cap is passed; an image declaring more than MAX_IMAGE_PIXELS pixels is 413 image_too_large, refused from its header before anything is stored.
+         * Sets an admin's password and ends every session of that admin
+         * @description At least 15 characters, not a common password, not the email address.
          */
-        post: operations["uploadFile"];
+        post: operations["adminSetAdminPassword"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/files/{id}": {
+    "/admin/analytics/conversations": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Downloads one of the caller's files (Range requests answer 206) */
-        get: operations["downloadFile"];
+        /**
+         * Conversations closed in a period: how many, and the median and p90 of their durations
+         * @description `from` is inclusive and `to` exclusive (ISO date-times); by default the 30 days up to now, at most 366 days. Days are UTC. A conversation counts on the day it was closed, once per close (`conversation_durations`); percentiles are interpolated between durations, as PostgreSQL's `percentile_cont`.
+         */
+        get: operations["adminGetConversationAnalytics"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/analytics/csat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * CSAT ratings given in a period: how many and their average, overall and per day
+         * @description `from` is inclusive and `to` exclusive (ISO date-times); by default the 30 days up to now, at most 366 days. Days are UTC. A rating counts on the day it was given.
+         */
+        get: operations["adminGetCsatAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log, newest first: mutating admin requests and logins, whatever their outcome
+         * @description `from` is inclusive, `to` exclusive.
+         */
+        get: operations["adminListAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Signs an admin in: a session token valid for ADMIN_SESSION_TTL_MINUTES
+         * @description Every refusal is the same 401 invalid_credentials. After ADMIN_LOGIN_MAX_FAILURES failures from one client IP within ADMIN_LOGIN_WINDOW_MINUTES, that IP gets 429 login_locked with Retry-After for ADMIN_LOGIN_LOCK_MINUTES; repeated failures for one account slow its logins down. Attempts are counted before the password is checked, so requests sent at once get no more checks: the ones past the limit are 429 login_locked too.
+         */
+        post: operations["adminLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/auth/logout-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ends every session of the signed-in admin (this token's included) */
+        post: operations["adminLogoutEverywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every channel with its settings (a short list: not paged) */
+        get: operations["adminListChannels"];
+        put?: never;
+        /** Creates a channel */
+        post: operations["adminCreateChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/channels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Changes a channel's settings (title, description, avatar, reactions, comments) */
+        patch: operations["adminUpdateChannel"];
+        trace?: never;
+    };
+    "/admin/channels/{id}/bans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The channel's bans that hold now */
+        get: operations["adminListBans"];
+        put?: never;
+        /** Bans a user from commenting in the channel, until a time or until lifted */
+        post: operations["adminBanUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/channels/{id}/bans/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Lifts a user's ban early (no ban: no change) */
+        delete: operations["adminLiftBan"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/channels/{id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A channel's comments for moderators, newest first (every status unless filtered) */
+        get: operations["adminListChannelComments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/channels/{id}/moderators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The channel's comment moderators (user ids) */
+        get: operations["adminListModerators"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/channels/{id}/moderators/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Makes a user a comment moderator of the channel (again: no change) */
+        put: operations["adminAddModerator"];
+        post?: never;
+        /** Ends a user being a comment moderator of the channel (again: no change) */
+        delete: operations["adminRemoveModerator"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/channels/{id}/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A channel's posts for the panel, newest first (every status but deleted unless asked for) */
+        get: operations["adminListPosts"];
+        put?: never;
+        /** Drafts a post in a channel */
+        post: operations["adminCreatePost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/comments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Deletes a comment (again: no change) */
+        delete: operations["adminDeleteComment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/comments/{id}/hide": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hides a comment (again: no change) */
+        post: operations["adminHideComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/comments/{id}/unhide": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Shows a hidden comment (again: no change) */
+        post: operations["adminUnhideComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/complaints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The complaints, newest first (every status unless filtered) */
+        get: operations["adminListComplaints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/complaints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One complaint: its text, reason, targets, attachments (signed links) and resolution */
+        get: operations["adminGetComplaint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/complaints/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resolves an open complaint, with a note for the team (resolved already: 409) */
+        post: operations["adminResolveComplaint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/csat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * CSAT ratings, newest first, with the count, average and distribution of the filter
+         * @description `from` is inclusive and `to` exclusive (ISO date-times, by the time of rating); by default the 30 days up to now, at most 366 days. `count`, `average` and `distribution` cover the whole filter; `items` is one page of it.
+         */
+        get: operations["adminListCsatRatings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in admin, with the permissions of its role */
+        get: operations["adminGetMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/moderation/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Moderation history, newest first (from the read model)
+         * @description Every moderation event: hides, unhides, deletes, reports, automatic hides (with the rule and the threshold used), resolutions, bans, lifts, moderators assigned and revoked, and rejected comments (their rule, a redacted snippet and a keyed hash only). `from` inclusive, `to` exclusive.
+         */
+        get: operations["adminListModerationEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/moderation/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A channel's comments, bans and moderators as they stood at an instant, from the event store
+         * @description Rebuilt from the event store alone, not from the read tables: every event recorded up to `asOf` (now when absent), folded as the commands fold them.
+         */
+        get: operations["adminReplayModeration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The notices sent, newest first, each with its delivery progress */
+        get: operations["adminListNotices"];
+        put?: never;
+        /**
+         * Sends a system notice as a push to some users, or to every user with a device
+         * @description Category `system`: users who turned system notices off get nothing. Answers at once; the notice's `push` shows how far delivery has got.
+         */
+        post: operations["adminSendNotice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/notices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One notice and how far its delivery has got */
+        get: operations["adminGetNotice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/posts/{postId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Deletes a post (final) */
+        delete: operations["adminDeletePost"];
+        options?: never;
+        head?: never;
+        /** Edits a post's text, buttons or comments switch */
+        patch: operations["adminUpdatePost"];
+        trace?: never;
+    };
+    "/admin/posts/{postId}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Adds media to a post (multipart field `file`: an image, an MP4, a PDF or a text file) */
+        post: operations["adminUploadPostAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/posts/{postId}/attachments/{attachmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Removes media from a post (its bytes stay, as the post history refers to them) */
+        delete: operations["adminRemovePostAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/posts/{postId}/hide": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hides a published post from clients */
+        post: operations["adminHidePost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/posts/{postId}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Publishes a draft or scheduled post now */
+        post: operations["adminPublishPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/posts/{postId}/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Schedules a draft for publishAt */
+        post: operations["adminSchedulePost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/posts/{postId}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A post's views and clicks per day (UTC), reactions by emoji and clicks by button */
+        get: operations["adminGetPostStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/posts/{postId}/unhide": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Shows a hidden post again */
+        post: operations["adminUnhidePost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/posts/{postId}/unschedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turns a scheduled post back into a draft */
+        post: operations["adminUnschedulePost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reasons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every reason, active or not, by kind and order (a short list: not paged) */
+        get: operations["adminListReasons"];
+        put?: never;
+        /** Adds a reason (after the last of its kind unless `order` says otherwise) */
+        post: operations["adminCreateReason"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reasons/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Deletes a reason: clients no longer see it; what refers to it keeps its title */
+        delete: operations["adminDeleteReason"];
+        options?: never;
+        head?: never;
+        /** Changes a reason's title, order or active flag */
+        patch: operations["adminUpdateReason"];
+        trace?: never;
+    };
+    "/admin/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The report queue, the longest waiting first */
+        get: operations["adminListReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reports/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resolves a report, and with it every open report on that comment (hide and delete also act) */
+        post: operations["adminResolveReport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -148,52 +812,17 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/channel/{id}/posts/{postId}/reactions/{emoji}": {
+    "/api/channel/{id}/posts/{postId}/attachments/{attachmentId}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        /** Adds the caller's reaction (one of the channel's); again changes nothing */
-        put: operations["addReaction"];
-        post?: never;
-        /** Removes the caller's reaction; again changes nothing */
-        delete: operations["removeReaction"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/channels": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Every channel, with how many of its posts the caller has not read */
-        get: operations["listChannels"];
+        /** A published post's media (Range requests answer 206) */
+        get: operations["downloadPostAttachment"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/channel/{id}/views": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Records that the caller saw these posts; one view per (user, post) is counted */
-        post: operations["recordPostViews"];
         delete?: never;
         options?: never;
         head?: never;
@@ -211,40 +840,6 @@ export interface paths {
         put?: never;
         /** Records a click on a post's button and answers where it leads */
         post: operations["clickPostButton"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/channel/{id}/read": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Moves the caller's read marker in a channel (never backwards) */
-        post: operations["markChannelRead"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/channel/{id}/posts/{postId}/attachments/{attachmentId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A published post's media (Range requests answer 206) */
-        get: operations["downloadPostAttachment"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -292,23 +887,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/channel/{id}/posts/{postId}/comments/{commentId}/report": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Reports a comment (one report per user and comment; again: no change) */
-        post: operations["reportComment"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/channel/{id}/posts/{postId}/comments/{commentId}/hide": {
         parameters: {
             query?: never;
@@ -320,6 +898,40 @@ export interface paths {
         put?: never;
         /** Hides a comment (channel comment moderators only) */
         post: operations["hideComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/channel/{id}/posts/{postId}/comments/{commentId}/image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A comment's picture (visible comments; hidden ones for moderators) */
+        get: operations["downloadCommentImage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/channel/{id}/posts/{postId}/comments/{commentId}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reports a comment (one report per user and comment; again: no change) */
+        post: operations["reportComment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -343,15 +955,105 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/channel/{id}/posts/{postId}/comments/{commentId}/image": {
+    "/api/channel/{id}/posts/{postId}/reactions/{emoji}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** A comment's picture (visible comments; hidden ones for moderators) */
-        get: operations["downloadCommentImage"];
+        get?: never;
+        /** Adds the caller's reaction (one of the channel's); again changes nothing */
+        put: operations["addReaction"];
+        post?: never;
+        /** Removes the caller's reaction; again changes nothing */
+        delete: operations["removeReaction"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/channel/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Moves the caller's read marker in a channel (never backwards) */
+        post: operations["markChannelRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/channel/{id}/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Records that the caller saw these posts; one view per (user, post) is counted */
+        post: operations["recordPostViews"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every channel, with how many of its posts the caller has not read */
+        get: operations["listChannels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/complaints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Poll: the caller's own complaints, newest first (the latest 100) */
+        get: operations["listComplaints"];
+        put?: never;
+        /**
+         * Files a complaint, optionally about one of the caller’s conversations or tickets
+         * @description The text is kept by the service, never sent to the support provider; the provider gets a note naming the reason on the user's contact, a moment later and only when the user has one.
+         */
+        post: operations["submitComplaint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the SDK needs to set itself up: active reasons, poll intervals, upload limits */
+        get: operations["getConfig"];
         put?: never;
         post?: never;
         delete?: never;
@@ -395,23 +1097,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/conversations/{id}/read": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Moves the user's read marker (to the newest message without lastReadMessageId) */
-        post: operations["markConversationRead"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/conversations/{id}/close": {
         parameters: {
             query?: never;
@@ -429,51 +1114,17 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/tickets": {
+    "/api/conversations/{id}/read": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Poll: the user's tickets, oldest first */
-        get: operations["listTickets"];
+        get?: never;
         put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/tickets/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Poll: one ticket with the parts its owner may see (looking at it marks it read) */
-        get: operations["getTicket"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/unread": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Poll: unread badges of the support chat, the tickets and every channel */
-        get: operations["getUnreadCounts"];
-        put?: never;
-        post?: never;
+        /** Moves the user's read marker (to the newest message without lastReadMessageId) */
+        post: operations["markConversationRead"];
         delete?: never;
         options?: never;
         head?: never;
@@ -534,28 +1185,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/complaints": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Poll: the caller's own complaints, newest first (the latest 100) */
-        get: operations["listComplaints"];
-        put?: never;
-        /**
-         * Files a complaint, optionally about one of the caller’s conversations or tickets
-         * @description The text is kept by the service, never sent to the support provider; the provider gets a note naming the reason on the user's contact, a moment later and only when the user has one.
-         */
-        post: operations["submitComplaint"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/webhooks/support": {
+    "/api/files/upload": {
         parameters: {
             query?: never;
             header?: never;
@@ -565,25 +1195,25 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Intercom's notification_event webhook
-         * @description Signed with `X-Hub-Signature: sha1=<hex HMAC-SHA1 of the raw body keyed by SUPPORT_CLIENT_SECRET>`; a missing or wrong signature is refused with 401 and nothing is stored. A verified notification is stored once per notification id before the 200, then processed asynchronously.
+         * Uploads a file (multipart/form-data, field `file`): its type is read from its bytes
+         * @description Allowed: JPEG, PNG, GIF, WEBP, BMP (up to MAX_IMAGE_MB), MP4 (MAX_VIDEO_MB), PDF and plain UTF-8 text (MAX_FILE_MB). Anything else is 415 upload_type_not_allowed; over the cap is 413 upload_too_large, cut off as soon as the cap is passed; an image declaring more than MAX_IMAGE_PIXELS pixels is 413 image_too_large, refused from its header before anything is stored.
          */
-        post: operations["receiveSupportWebhook"];
+        post: operations["uploadFile"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/files/{id}": {
+    "/api/files/{id}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Downloads a file through a signed, short-lived link (no session) */
-        get: operations["downloadSignedFile"];
+        /** Downloads one of the caller's files (Range requests answer 206) */
+        get: operations["downloadFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -592,18 +1222,67 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/files/posts/{postId}/{attachmentId}": {
+    "/api/settings/notifications": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * A post's media through a signed link (no session; Range requests answer 206)
-         * @description The `url` of `Post.attachments[]`. Links are minted for periods of half `MEDIA_URL_TTL_MINUTES` and work at least that long after their period ends; the bytes may be kept by a private cache until then (`immutable`).
-         */
-        get: operations["downloadSignedPostMedia"];
+        /** The caller's notification preferences (all on by default) */
+        get: operations["getNotificationSettings"];
+        /** Updates any subset of the notification preferences */
+        put: operations["updateNotificationSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Poll: the user's tickets, oldest first */
+        get: operations["listTickets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tickets/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Poll: one ticket with the parts its owner may see (looking at it marks it read) */
+        get: operations["getTicket"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/unread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Poll: unread badges of the support chat, the tickets and every channel */
+        get: operations["getUnreadCounts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -632,7 +1311,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/auth/login": {
+    "/files/posts/{postId}/{attachmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A post's media through a signed link (no session; Range requests answer 206)
+         * @description The `url` of `Post.attachments[]`. Links are minted for periods of half `MEDIA_URL_TTL_MINUTES` and work at least that long after their period ends; the bytes may be kept by a private cache until then (`immutable`).
+         */
+        get: operations["downloadSignedPostMedia"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Downloads a file through a signed, short-lived link (no session) */
+        get: operations["downloadSignedFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The process is up */
+        get: operations["checkLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Everything this process's roles need answers (the database, the event store, …) */
+        get: operations["checkReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/support": {
         parameters: {
             query?: never;
             header?: never;
@@ -642,760 +1392,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Signs an admin in: a session token valid for ADMIN_SESSION_TTL_MINUTES
-         * @description Every refusal is the same 401 invalid_credentials. After ADMIN_LOGIN_MAX_FAILURES failures from one client IP within ADMIN_LOGIN_WINDOW_MINUTES, that IP gets 429 login_locked with Retry-After for ADMIN_LOGIN_LOCK_MINUTES; repeated failures for one account slow its logins down. Attempts are counted before the password is checked, so requests sent at once get no more checks: the ones past the limit are 429 login_locked too.
+         * Intercom's notification_event webhook
+         * @description Signed with `X-Hub-Signature: sha1=<hex HMAC-SHA1 of the raw body keyed by SUPPORT_CLIENT_SECRET>`; a missing or wrong signature is refused with 401 and nothing is stored. A verified notification is stored once per notification id before the 200, then processed asynchronously.
          */
-        post: operations["adminLogin"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/me": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The signed-in admin, with the permissions of its role */
-        get: operations["adminGetMe"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/auth/logout-all": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Ends every session of the signed-in admin (this token's included) */
-        post: operations["adminLogoutEverywhere"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/admins": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Every admin account, active or not, by email */
-        get: operations["adminListAdmins"];
-        put?: never;
-        /**
-         * Creates an admin account; 409 when the email is taken
-         * @description The password must have at least 15 characters and not be a common one.
-         */
-        post: operations["adminCreateAdmin"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/admins/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Changes an admin's name or role; 409 when it would leave no active owner */
-        patch: operations["adminUpdateAdmin"];
-        trace?: never;
-    };
-    "/admin/admins/{id}/deactivate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Deactivates an admin account and ends its sessions; 409 for the last active owner */
-        post: operations["adminDeactivateAdmin"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/admins/{id}/activate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Activates an admin account (sessions from before its deactivation stay ended) */
-        post: operations["adminActivateAdmin"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/admins/{id}/password": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Sets an admin's password and ends every session of that admin
-         * @description At least 15 characters, not a common password, not the email address.
-         */
-        post: operations["adminSetAdminPassword"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/audit-log": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The audit log, newest first: mutating admin requests and logins, whatever their outcome
-         * @description `from` is inclusive, `to` exclusive.
-         */
-        get: operations["adminListAuditLog"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/reasons": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Every reason, active or not, by kind and order (a short list: not paged) */
-        get: operations["adminListReasons"];
-        put?: never;
-        /** Adds a reason (after the last of its kind unless `order` says otherwise) */
-        post: operations["adminCreateReason"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/reasons/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Deletes a reason: clients no longer see it; what refers to it keeps its title */
-        delete: operations["adminDeleteReason"];
-        options?: never;
-        head?: never;
-        /** Changes a reason's title, order or active flag */
-        patch: operations["adminUpdateReason"];
-        trace?: never;
-    };
-    "/admin/channels": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Every channel with its settings (a short list: not paged) */
-        get: operations["adminListChannels"];
-        put?: never;
-        /** Creates a channel */
-        post: operations["adminCreateChannel"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/channels/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Changes a channel's settings (title, description, avatar, reactions, comments) */
-        patch: operations["adminUpdateChannel"];
-        trace?: never;
-    };
-    "/admin/channels/{id}/comments": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A channel's comments for moderators, newest first (every status unless filtered) */
-        get: operations["adminListChannelComments"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/comments/{id}/hide": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Hides a comment (again: no change) */
-        post: operations["adminHideComment"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/comments/{id}/unhide": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Shows a hidden comment (again: no change) */
-        post: operations["adminUnhideComment"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/comments/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Deletes a comment (again: no change) */
-        delete: operations["adminDeleteComment"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/reports": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The report queue, the longest waiting first */
-        get: operations["adminListReports"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/reports/{id}/resolve": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Resolves a report, and with it every open report on that comment (hide and delete also act) */
-        post: operations["adminResolveReport"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/channels/{id}/bans": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The channel's bans that hold now */
-        get: operations["adminListBans"];
-        put?: never;
-        /** Bans a user from commenting in the channel, until a time or until lifted */
-        post: operations["adminBanUser"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/channels/{id}/bans/{userId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Lifts a user's ban early (no ban: no change) */
-        delete: operations["adminLiftBan"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/channels/{id}/moderators": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The channel's comment moderators (user ids) */
-        get: operations["adminListModerators"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/channels/{id}/moderators/{userId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** Makes a user a comment moderator of the channel (again: no change) */
-        put: operations["adminAddModerator"];
-        post?: never;
-        /** Ends a user being a comment moderator of the channel (again: no change) */
-        delete: operations["adminRemoveModerator"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/moderation/events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Moderation history, newest first (from the read model)
-         * @description Every moderation event: hides, unhides, deletes, reports, automatic hides (with the rule and the threshold used), resolutions, bans, lifts, moderators assigned and revoked, and rejected comments (their rule, a redacted snippet and a keyed hash only). `from` inclusive, `to` exclusive.
-         */
-        get: operations["adminListModerationEvents"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/moderation/replay": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A channel's comments, bans and moderators as they stood at an instant, from the event store
-         * @description Rebuilt from the event store alone, not from the read tables: every event recorded up to `asOf` (now when absent), folded as the commands fold them.
-         */
-        get: operations["adminReplayModeration"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/channels/{id}/posts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A channel's posts for the panel, newest first (every status but deleted unless asked for) */
-        get: operations["adminListPosts"];
-        put?: never;
-        /** Drafts a post in a channel */
-        post: operations["adminCreatePost"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/posts/{postId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Deletes a post (final) */
-        delete: operations["adminDeletePost"];
-        options?: never;
-        head?: never;
-        /** Edits a post's text, buttons or comments switch */
-        patch: operations["adminUpdatePost"];
-        trace?: never;
-    };
-    "/admin/posts/{postId}/schedule": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Schedules a draft for publishAt */
-        post: operations["adminSchedulePost"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/posts/{postId}/unschedule": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Turns a scheduled post back into a draft */
-        post: operations["adminUnschedulePost"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/posts/{postId}/publish": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Publishes a draft or scheduled post now */
-        post: operations["adminPublishPost"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/posts/{postId}/hide": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Hides a published post from clients */
-        post: operations["adminHidePost"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/posts/{postId}/unhide": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Shows a hidden post again */
-        post: operations["adminUnhidePost"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/posts/{postId}/attachments": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Adds media to a post (multipart field `file`: an image, an MP4, a PDF or a text file) */
-        post: operations["adminUploadPostAttachment"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/posts/{postId}/stats": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A post's views and clicks per day (UTC), reactions by emoji and clicks by button */
-        get: operations["adminGetPostStats"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/posts/{postId}/attachments/{attachmentId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Removes media from a post (its bytes stay, as the post history refers to them) */
-        delete: operations["adminRemovePostAttachment"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/notices": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The notices sent, newest first, each with its delivery progress */
-        get: operations["adminListNotices"];
-        put?: never;
-        /**
-         * Sends a system notice as a push to some users, or to every user with a device
-         * @description Category `system`: users who turned system notices off get nothing. Answers at once; the notice's `push` shows how far delivery has got.
-         */
-        post: operations["adminSendNotice"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/notices/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One notice and how far its delivery has got */
-        get: operations["adminGetNotice"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/csat": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * CSAT ratings, newest first, with the count, average and distribution of the filter
-         * @description `from` is inclusive and `to` exclusive (ISO date-times, by the time of rating); by default the 30 days up to now, at most 366 days. `count`, `average` and `distribution` cover the whole filter; `items` is one page of it.
-         */
-        get: operations["adminListCsatRatings"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/analytics/conversations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Conversations closed in a period: how many, and the median and p90 of their durations
-         * @description `from` is inclusive and `to` exclusive (ISO date-times); by default the 30 days up to now, at most 366 days. Days are UTC. A conversation counts on the day it was closed, once per close (`conversation_durations`); percentiles are interpolated between durations, as PostgreSQL's `percentile_cont`.
-         */
-        get: operations["adminGetConversationAnalytics"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/analytics/csat": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * CSAT ratings given in a period: how many and their average, overall and per day
-         * @description `from` is inclusive and `to` exclusive (ISO date-times); by default the 30 days up to now, at most 366 days. Days are UTC. A rating counts on the day it was given.
-         */
-        get: operations["adminGetCsatAnalytics"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/complaints": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The complaints, newest first (every status unless filtered) */
-        get: operations["adminListComplaints"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/complaints/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One complaint: its text, reason, targets, attachments (signed links) and resolution */
-        get: operations["adminGetComplaint"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/complaints/{id}/resolve": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Resolves an open complaint, with a note for the team (resolved already: 409) */
-        post: operations["adminResolveComplaint"];
+        post: operations["receiveSupportWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1406,182 +1406,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        AdminCreation: {
-            /** Format: email */
-            email: string;
-            name: string;
-            role: components["schemas"]["AdminRole"];
-            password: string;
-        };
-        AdminPatch: {
-            name?: string;
-            role?: components["schemas"]["AdminRole"];
-        };
-        AdminPassword: {
-            password: string;
-        };
-        AdminLogin: {
-            email: string;
-            password: string;
-        };
-        ChannelCreation: {
-            title: string;
-            /** @default  */
-            description?: string;
-            /** @default null */
-            avatarUrl?: string | null;
-            /**
-             * @default [
-             *       "👍",
-             *       "❤️",
-             *       "🔥",
-             *       "😂",
-             *       "😮",
-             *       "😢"
-             *     ]
-             */
-            allowedReactions?: string[];
-            /** @default true */
-            commentsEnabled?: boolean;
-            /**
-             * @default {
-             *       "intervalSeconds": 10,
-             *       "burst": 3
-             *     }
-             */
-            commentRate?: {
-                intervalSeconds: number;
-                burst: number;
-            };
-            /** @default 3 */
-            autoHideReports?: number;
-        };
-        ChannelPatch: {
-            title?: string;
-            description?: string;
-            avatarUrl?: string | null;
-            allowedReactions?: string[];
-            commentsEnabled?: boolean;
-            commentRate?: {
-                intervalSeconds: number;
-                burst: number;
-            };
-            autoHideReports?: number;
-        };
-        NoticeSending: {
-            /** @description the users to reach; absent: every user with a device */
-            userIds?: string[];
-            title: string;
-            body: string;
-        };
-        PostDraft: {
-            /** @default  */
-            text?: string;
-            /** @default [] */
-            buttons?: {
-                /** Format: uuid */
-                id?: string;
-                label: string;
-                /** Format: uri */
-                url: string;
-            }[];
-            /** @default true */
-            commentsEnabled?: boolean;
-        };
-        PostPatch: {
-            text?: string;
-            buttons?: {
-                /** Format: uuid */
-                id?: string;
-                label: string;
-                /** Format: uri */
-                url: string;
-            }[];
-            commentsEnabled?: boolean;
-        };
-        PostSchedule: {
-            /** Format: date-time */
-            publishAt: string;
-            /** @default false */
-            notify?: boolean;
-        };
-        PostPublish: {
-            /** @default false */
-            notify?: boolean;
-        };
-        ReasonCreation: {
-            /** @enum {string} */
-            kind: "support" | "complaint";
-            title: string;
-            order?: number;
-            active?: boolean;
-        };
-        ReasonPatch: {
-            title?: string;
-            order?: number;
-            active?: boolean;
-        };
-        ComplaintResolution: {
-            /** @description for the team; the user never sees it */
-            note?: string;
-        };
-        DeviceRegistration: {
-            /** @constant */
-            platform: "mobile";
-            token: string;
-        } | {
-            /** @constant */
-            platform: "tma";
-            token: string;
-        };
-        DeviceUnregistration: {
-            token: string;
-        };
-        NotificationSettingsPatch: {
-            chatMessages?: boolean;
-            ticketUpdates?: boolean;
-            systemNotices?: boolean;
-        };
-        ComplaintSubmission: {
-            /**
-             * Format: uuid
-             * @description an active reason of kind `complaint` (GET /api/config)
-             */
-            reasonId: string;
-            text: string;
-            /** @description one of the caller's own conversations */
-            conversationId?: string;
-            /** @description one of the caller's own tickets */
-            ticketId?: string;
-            /** @description the caller's own uploads (POST /api/files/upload) */
-            attachmentIds?: string[];
-        };
-        PostViews: {
-            postIds: string[];
-        };
-        ChannelReadMarker: {
-            /** Format: uuid */
-            lastReadPostId: string;
-        };
-        Problem: {
-            type: string;
-            title: string;
-            status: number;
-            /** @description A stable machine string to branch on; each error response lists the codes of its status */
-            code: string;
-            /** @description For people: may change wording at any time */
-            detail?: string;
-            errors?: {
-                path: string;
-                message: string;
-            }[];
-            /** @description `user_banned`: when the ban ends; null when it lasts until lifted */
-            until?: string | null;
-        };
-        /** @enum {string} */
-        AdminRole: "owner" | "author" | "moderator" | "support" | "auditor";
-        /** @enum {string} */
-        AdminPermission: "admins.manage" | "admins.read" | "analytics.read" | "audit.read" | "channels.manage" | "comments.moderate" | "complaints.manage" | "complaints.read" | "csat.read" | "moderation.read" | "notices.read" | "notices.send" | "posts.publish" | "posts.write" | "reasons.manage" | "reasons.read";
         Admin: {
             /** Format: uuid */
             id: string;
@@ -1595,80 +1419,6 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             lastLoginAt: string | null;
-        };
-        AdminList: {
-            items: components["schemas"]["Admin"][];
-            nextCursor: string | null;
-        };
-        ConversationAnalytics: {
-            /** Format: date-time */
-            from: string;
-            /** Format: date-time */
-            to: string;
-            count: number;
-            medianSeconds: number | null;
-            p90Seconds: number | null;
-            series: {
-                day: string;
-                count: number;
-                medianSeconds: number | null;
-            }[];
-        };
-        CsatAnalytics: {
-            /** Format: date-time */
-            from: string;
-            /** Format: date-time */
-            to: string;
-            count: number;
-            average: number | null;
-            series: {
-                day: string;
-                count: number;
-                average: number | null;
-            }[];
-        };
-        AuditEntry: {
-            id: string;
-            /** Format: date-time */
-            at: string;
-            adminId: string | null;
-            action: string;
-            target: {
-                type: string;
-                id: string;
-            } | null;
-            clientIp: string;
-            /** @enum {string} */
-            outcome: "success" | "failed" | "denied" | "locked" | "error";
-            statusCode: number;
-            correlationId: string;
-            detail: {
-                [key: string]: unknown;
-            };
-        };
-        AdminSession: {
-            token: string;
-            /** Format: date-time */
-            expiresAt: string;
-            admin: components["schemas"]["Admin"];
-        };
-        Channel: {
-            title: string;
-            description: string;
-            avatarUrl: string | null;
-            allowedReactions: string[];
-            commentsEnabled: boolean;
-            commentRate: {
-                intervalSeconds: number;
-                burst: number;
-            };
-            autoHideReports: number;
-            /** Format: uuid */
-            id: string;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
         };
         AdminComment: {
             /** Format: uuid */
@@ -1695,199 +1445,9 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
-        CommentReport: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            commentId: string;
-            /** Format: uuid */
-            channelId: string;
-            /** Format: uuid */
-            postId: string;
-            reporterId: string;
-            /** @enum {string} */
-            reason: "spam" | "abuse" | "scam" | "other";
-            note?: string;
-            /** @enum {string} */
-            status: "open" | "resolved";
-            /** @enum {string} */
-            commentStatus: "visible" | "hidden" | "deleted";
-            /** Format: date-time */
-            createdAt: string;
-            /** @enum {string} */
-            action?: "dismiss" | "hide" | "delete";
-            /** Format: date-time */
-            resolvedAt?: string;
-            resolvedBy?: {
-                type: string;
-                id: string;
-            };
-        };
-        AdminCsatRating: {
-            /** Format: uuid */
-            id: string;
-            userId: string;
-            /** @enum {string} */
-            targetType: "conversation" | "ticket";
-            targetId: string;
-            rating: number;
-            comment: string | null;
-            /** Format: date-time */
-            ratedAt: string;
-        };
-        AdminCsatList: {
-            items: components["schemas"]["AdminCsatRating"][];
+        AdminCommentList: {
+            items: components["schemas"]["AdminComment"][];
             nextCursor: string | null;
-            /** Format: date-time */
-            from: string;
-            /** Format: date-time */
-            to: string;
-            count: number;
-            average: number | null;
-            distribution: {
-                1: number;
-                2: number;
-                3: number;
-                4: number;
-                5: number;
-            };
-        };
-        CommentBan: {
-            userId: string;
-            until: string | null;
-            reason: string;
-            bannedBy: {
-                type: string;
-                id: string;
-            };
-            /** Format: date-time */
-            bannedAt: string;
-        };
-        ModerationEvent: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            channelId: string;
-            postId: string | null;
-            commentId: string | null;
-            userId: string | null;
-            action: string;
-            actor: {
-                type: string;
-                id: string;
-            };
-            reason: string | null;
-            detail: {
-                [key: string]: unknown;
-            };
-            /** Format: date-time */
-            occurredAt: string;
-        };
-        ModerationReplay: {
-            /** Format: uuid */
-            channelId: string;
-            /** Format: date-time */
-            asOf: string;
-            comments: {
-                /** Format: uuid */
-                id: string;
-                /** Format: uuid */
-                postId: string;
-                authorId: string;
-                /** @enum {string} */
-                status: "visible" | "hidden" | "deleted";
-                /** Format: date-time */
-                createdAt: string;
-                reports: number;
-                openReports: number;
-            }[];
-            bans: {
-                userId: string;
-                until: string | null;
-                reason: string;
-            }[];
-            moderators: string[];
-        };
-        PushProgress: {
-            /**
-             * @description `waiting` for the queue, `fanning_out` while devices are being queued, then `done`
-             * @enum {string}
-             */
-            state: "waiting" | "fanning_out" | "done";
-            /** @description devices by outcome; `queued` ones are still to be sent */
-            devices: {
-                queued: number;
-                sent: number;
-                failed: number;
-                refused: number;
-                removed: number;
-                muted: number;
-                online: number;
-                notConfigured: number;
-            };
-        };
-        Notice: {
-            /** Format: uuid */
-            id: string;
-            title: string;
-            body: string;
-            /** @description null: every user with a device */
-            userIds: string[] | null;
-            sentBy: string;
-            /** Format: date-time */
-            createdAt: string;
-            push: components["schemas"]["PushProgress"];
-        };
-        AdminPost: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            channelId: string;
-            /** @enum {string} */
-            status: "draft" | "scheduled" | "published" | "hidden" | "deleted";
-            text: string;
-            commentsEnabled: boolean;
-            publishAt: string | null;
-            notify: boolean;
-            publishedAt: string | null;
-            editedAt: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            viewCount: number;
-            commentCount: number;
-            buttons: {
-                /** Format: uuid */
-                id: string;
-                label: string;
-                /** Format: uri */
-                url: string;
-            }[];
-            attachments: {
-                /** Format: uuid */
-                id: string;
-                /** @enum {string} */
-                kind: "image" | "video" | "file";
-                contentType: string;
-                size: number;
-                width: number | null;
-                height: number | null;
-                durationMs: number | null;
-            }[];
-        };
-        Reason: {
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            kind: "support" | "complaint";
-            title: string;
-            order: number;
-            active: boolean;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
         };
         AdminComplaint: {
             /** Format: uuid */
@@ -1941,11 +1501,490 @@ export interface components {
             /** @description the resolving admin's note */
             note?: string;
         };
-        Reactions: {
-            counts: {
-                [key: string]: number;
+        AdminComplaintList: {
+            items: components["schemas"]["AdminComplaint"][];
+            nextCursor: string | null;
+        };
+        AdminCreation: {
+            /** Format: email */
+            email: string;
+            name: string;
+            role: components["schemas"]["AdminRole"];
+            password: string;
+        };
+        AdminCsatList: {
+            items: components["schemas"]["AdminCsatRating"][];
+            nextCursor: string | null;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            count: number;
+            average: number | null;
+            distribution: {
+                1: number;
+                2: number;
+                3: number;
+                4: number;
+                5: number;
             };
-            mine: string[];
+        };
+        AdminCsatRating: {
+            /** Format: uuid */
+            id: string;
+            userId: string;
+            /** @enum {string} */
+            targetType: "conversation" | "ticket";
+            targetId: string;
+            rating: number;
+            comment: string | null;
+            /** Format: date-time */
+            ratedAt: string;
+        };
+        AdminList: {
+            items: components["schemas"]["Admin"][];
+            nextCursor: string | null;
+        };
+        AdminLogin: {
+            email: string;
+            password: string;
+        };
+        AdminPassword: {
+            password: string;
+        };
+        AdminPatch: {
+            name?: string;
+            role?: components["schemas"]["AdminRole"];
+        };
+        /** @enum {string} */
+        AdminPermission: "admins.manage" | "admins.read" | "analytics.read" | "audit.read" | "channels.manage" | "comments.moderate" | "complaints.manage" | "complaints.read" | "csat.read" | "moderation.read" | "notices.read" | "notices.send" | "posts.publish" | "posts.write" | "reasons.manage" | "reasons.read";
+        AdminPost: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            channelId: string;
+            /** @enum {string} */
+            status: "draft" | "scheduled" | "published" | "hidden" | "deleted";
+            text: string;
+            commentsEnabled: boolean;
+            publishAt: string | null;
+            notify: boolean;
+            publishedAt: string | null;
+            editedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            viewCount: number;
+            commentCount: number;
+            buttons: {
+                /** Format: uuid */
+                id: string;
+                label: string;
+                /** Format: uri */
+                url: string;
+            }[];
+            attachments: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                kind: "image" | "video" | "file";
+                contentType: string;
+                size: number;
+                width: number | null;
+                height: number | null;
+                durationMs: number | null;
+            }[];
+        };
+        /** @enum {string} */
+        AdminRole: "owner" | "author" | "moderator" | "support" | "auditor";
+        AdminSession: {
+            token: string;
+            /** Format: date-time */
+            expiresAt: string;
+            admin: components["schemas"]["Admin"];
+        };
+        AuditEntry: {
+            id: string;
+            /** Format: date-time */
+            at: string;
+            adminId: string | null;
+            action: string;
+            target: {
+                type: string;
+                id: string;
+            } | null;
+            clientIp: string;
+            /** @enum {string} */
+            outcome: "success" | "failed" | "denied" | "locked" | "error";
+            statusCode: number;
+            correlationId: string;
+            detail: {
+                [key: string]: unknown;
+            };
+        };
+        AuditLog: {
+            items: components["schemas"]["AuditEntry"][];
+            nextCursor: string | null;
+        };
+        ButtonTarget: {
+            url: string;
+        };
+        Channel: {
+            title: string;
+            description: string;
+            avatarUrl: string | null;
+            allowedReactions: string[];
+            commentsEnabled: boolean;
+            commentRate: {
+                intervalSeconds: number;
+                burst: number;
+            };
+            autoHideReports: number;
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ChannelCreation: {
+            title: string;
+            /** @default  */
+            description?: string;
+            /** @default null */
+            avatarUrl?: string | null;
+            /**
+             * @default [
+             *       "👍",
+             *       "❤️",
+             *       "🔥",
+             *       "😂",
+             *       "😮",
+             *       "😢"
+             *     ]
+             */
+            allowedReactions?: string[];
+            /** @default true */
+            commentsEnabled?: boolean;
+            /**
+             * @default {
+             *       "intervalSeconds": 10,
+             *       "burst": 3
+             *     }
+             */
+            commentRate?: {
+                intervalSeconds: number;
+                burst: number;
+            };
+            /** @default 3 */
+            autoHideReports?: number;
+        };
+        ChannelList: {
+            items: components["schemas"]["Channel"][];
+        };
+        ChannelPatch: {
+            title?: string;
+            description?: string;
+            avatarUrl?: string | null;
+            allowedReactions?: string[];
+            commentsEnabled?: boolean;
+            commentRate?: {
+                intervalSeconds: number;
+                burst: number;
+            };
+            autoHideReports?: number;
+        };
+        ChannelReadMarker: {
+            /** Format: uuid */
+            lastReadPostId: string;
+        };
+        ChannelSummaries: {
+            items: {
+                /** Format: uuid */
+                id: string;
+                title: string;
+                description?: string;
+                avatarUrl?: string;
+                unread: number;
+            }[];
+        };
+        ClientConfig: {
+            reasons: {
+                support: {
+                    id: string;
+                    title: string;
+                }[];
+                complaint: {
+                    id: string;
+                    title: string;
+                }[];
+            };
+            poll: {
+                chatMs: number;
+                commentsMs: number;
+            };
+            limits: {
+                maxFileBytes: number;
+                maxImageBytes: number;
+                maxVideoBytes: number;
+                commentMaxLength: number;
+            };
+        };
+        Comment: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            postId: string;
+            author: {
+                userId: string;
+                displayName?: string;
+                isModerator: boolean;
+            };
+            text: string;
+            image?: {
+                url: string;
+                width?: number;
+                height?: number;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** @enum {string} */
+            status: "visible" | "hidden" | "deleted";
+            mine: boolean;
+        };
+        CommentBan: {
+            userId: string;
+            until: string | null;
+            reason: string;
+            bannedBy: {
+                type: string;
+                id: string;
+            };
+            /** Format: date-time */
+            bannedAt: string;
+        };
+        CommentBanList: {
+            items: components["schemas"]["CommentBan"][];
+        };
+        CommentModeratorList: {
+            items: string[];
+        };
+        CommentPage: {
+            items: (components["schemas"]["Comment"] | components["schemas"]["CommentTombstone"])[];
+            nextCursor: string;
+        };
+        CommentReport: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            commentId: string;
+            /** Format: uuid */
+            channelId: string;
+            /** Format: uuid */
+            postId: string;
+            reporterId: string;
+            /** @enum {string} */
+            reason: "spam" | "abuse" | "scam" | "other";
+            note?: string;
+            /** @enum {string} */
+            status: "open" | "resolved";
+            /** @enum {string} */
+            commentStatus: "visible" | "hidden" | "deleted";
+            /** Format: date-time */
+            createdAt: string;
+            /** @enum {string} */
+            action?: "dismiss" | "hide" | "delete";
+            /** Format: date-time */
+            resolvedAt?: string;
+            resolvedBy?: {
+                type: string;
+                id: string;
+            };
+        };
+        CommentReportList: {
+            items: components["schemas"]["CommentReport"][];
+            nextCursor: string | null;
+        };
+        CommentTombstone: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "hidden" | "deleted";
+        };
+        ComplaintFiled: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ComplaintResolution: {
+            /** @description for the team; the user never sees it */
+            note?: string;
+        };
+        ComplaintSubmission: {
+            /**
+             * Format: uuid
+             * @description an active reason of kind `complaint` (GET /api/config)
+             */
+            reasonId: string;
+            text: string;
+            /** @description one of the caller's own conversations */
+            conversationId?: string;
+            /** @description one of the caller's own tickets */
+            ticketId?: string;
+            /** @description the caller's own uploads (POST /api/files/upload) */
+            attachmentIds?: string[];
+        };
+        ConversationAnalytics: {
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            count: number;
+            medianSeconds: number | null;
+            p90Seconds: number | null;
+            series: {
+                day: string;
+                count: number;
+                medianSeconds: number | null;
+            }[];
+        };
+        CsatAnalytics: {
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            count: number;
+            average: number | null;
+            series: {
+                day: string;
+                count: number;
+                average: number | null;
+            }[];
+        };
+        CsatRating: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            targetType: "conversation" | "ticket";
+            targetId: string;
+            rating: number;
+        };
+        DeviceRegistration: {
+            /** @constant */
+            platform: "mobile";
+            token: string;
+        } | {
+            /** @constant */
+            platform: "tma";
+            token: string;
+        };
+        DeviceUnregistration: {
+            token: string;
+        };
+        Feed: {
+            items: components["schemas"]["Post"][];
+            nextCursor: string | null;
+        };
+        ModerationEvent: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            channelId: string;
+            postId: string | null;
+            commentId: string | null;
+            userId: string | null;
+            action: string;
+            actor: {
+                type: string;
+                id: string;
+            };
+            reason: string | null;
+            detail: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            occurredAt: string;
+        };
+        ModerationEventList: {
+            items: components["schemas"]["ModerationEvent"][];
+            nextCursor: string | null;
+        };
+        ModerationReplay: {
+            /** Format: uuid */
+            channelId: string;
+            /** Format: date-time */
+            asOf: string;
+            comments: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                postId: string;
+                authorId: string;
+                /** @enum {string} */
+                status: "visible" | "hidden" | "deleted";
+                /** Format: date-time */
+                createdAt: string;
+                reports: number;
+                openReports: number;
+            }[];
+            bans: {
+                userId: string;
+                until: string | null;
+                reason: string;
+            }[];
+            moderators: string[];
+        };
+        MyComplaint: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            reasonId: string;
+            /** @enum {string} */
+            status: "open" | "resolved";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            resolvedAt?: string;
+        };
+        MyComplaints: {
+            items: components["schemas"]["MyComplaint"][];
+        };
+        Notice: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            body: string;
+            /** @description null: every user with a device */
+            userIds: string[] | null;
+            sentBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            push: components["schemas"]["PushProgress"];
+        };
+        NoticeList: {
+            items: components["schemas"]["Notice"][];
+            nextCursor: string | null;
+        };
+        NoticeSending: {
+            /** @description the users to reach; absent: every user with a device */
+            userIds?: string[];
+            title: string;
+            body: string;
+        };
+        NotificationSettings: {
+            /** @description pushes for replies in support chats */
+            chatMessages: boolean;
+            /** @description pushes for ticket replies, changes and resolutions */
+            ticketUpdates: boolean;
+            /** @description pushes for notices from the service and for new channel posts */
+            systemNotices: boolean;
+        };
+        NotificationSettingsPatch: {
+            chatMessages?: boolean;
+            ticketUpdates?: boolean;
+            systemNotices?: boolean;
         };
         Post: {
             /** Format: uuid */
@@ -1980,45 +2019,157 @@ export interface components {
             commentCount: number;
             commentsEnabled: boolean;
         };
-        /** @enum {string} */
-        RichTextMark: "bold" | "italic" | "underline" | "strike" | "code";
-        RichTextText: {
-            /** @constant */
-            type: "text";
-            text: string;
-            marks?: components["schemas"]["RichTextMark"][];
+        PostDraft: {
+            /** @default  */
+            text?: string;
+            /** @default [] */
+            buttons?: {
+                /** Format: uuid */
+                id?: string;
+                label: string;
+                /** Format: uri */
+                url: string;
+            }[];
+            /** @default true */
+            commentsEnabled?: boolean;
         };
+        PostPatch: {
+            text?: string;
+            buttons?: {
+                /** Format: uuid */
+                id?: string;
+                label: string;
+                /** Format: uri */
+                url: string;
+            }[];
+            commentsEnabled?: boolean;
+        };
+        PostPublish: {
+            /** @default false */
+            notify?: boolean;
+        };
+        PostSchedule: {
+            /** Format: date-time */
+            publishAt: string;
+            /** @default false */
+            notify?: boolean;
+        };
+        PostStats: {
+            /** Format: uuid */
+            postId: string;
+            views: {
+                total: number;
+                byDay: {
+                    day: string;
+                    count: number;
+                }[];
+            };
+            reactions: {
+                [key: string]: number;
+            };
+            clicks: {
+                total: number;
+                byButton: {
+                    /** Format: uuid */
+                    buttonId: string;
+                    label: string | null;
+                    count: number;
+                }[];
+                byDay: {
+                    day: string;
+                    count: number;
+                }[];
+            };
+            /** @description the push of a post published with `notify`, or null */
+            push: components["schemas"]["PushProgress"] | null;
+        };
+        PostViews: {
+            postIds: string[];
+        };
+        Problem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @description A stable machine string to branch on; each error response lists the codes of its status */
+            code: string;
+            /** @description For people: may change wording at any time */
+            detail?: string;
+            errors?: {
+                path: string;
+                message: string;
+            }[];
+            /** @description `user_banned`: when the ban ends; null when it lasts until lifted */
+            until?: string | null;
+        };
+        PushProgress: {
+            /**
+             * @description `waiting` for the queue, `fanning_out` while devices are being queued, then `done`
+             * @enum {string}
+             */
+            state: "waiting" | "fanning_out" | "done";
+            /** @description devices by outcome; `queued` ones are still to be sent */
+            devices: {
+                queued: number;
+                sent: number;
+                failed: number;
+                refused: number;
+                removed: number;
+                muted: number;
+                online: number;
+                notConfigured: number;
+            };
+        };
+        Reactions: {
+            counts: {
+                [key: string]: number;
+            };
+            mine: string[];
+        };
+        Reason: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "support" | "complaint";
+            title: string;
+            order: number;
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ReasonCreation: {
+            /** @enum {string} */
+            kind: "support" | "complaint";
+            title: string;
+            order?: number;
+            active?: boolean;
+        };
+        ReasonList: {
+            items: components["schemas"]["Reason"][];
+        };
+        ReasonPatch: {
+            title?: string;
+            order?: number;
+            active?: boolean;
+        };
+        RichText: components["schemas"]["RichTextBlock"][];
+        RichTextBlock: components["schemas"]["RichTextParagraph"] | components["schemas"]["RichTextHeading"] | components["schemas"]["RichTextList"] | components["schemas"]["RichTextCode"] | components["schemas"]["RichTextQuote"] | components["schemas"]["RichTextImage"];
         RichTextBreak: {
             /** @constant */
             type: "break";
-        };
-        RichTextLink: {
-            /** @constant */
-            type: "link";
-            /**
-             * Format: uri
-             * @description Absolute; https, http, mailto or tel only
-             */
-            href: string;
-            children: (components["schemas"]["RichTextText"] | components["schemas"]["RichTextBreak"])[];
-        };
-        RichTextInline: components["schemas"]["RichTextText"] | components["schemas"]["RichTextLink"] | components["schemas"]["RichTextBreak"];
-        RichTextParagraph: {
-            /** @constant */
-            type: "paragraph";
-            children: components["schemas"]["RichTextInline"][];
-        };
-        RichTextHeading: {
-            /** @constant */
-            type: "heading";
-            level: number;
-            children: components["schemas"]["RichTextInline"][];
         };
         RichTextCode: {
             /** @constant */
             type: "code";
             /** @description Preformatted: white space and newlines kept */
             text: string;
+        };
+        RichTextHeading: {
+            /** @constant */
+            type: "heading";
+            level: number;
+            children: components["schemas"]["RichTextInline"][];
         };
         RichTextImage: {
             /** @constant */
@@ -2030,13 +2181,16 @@ export interface components {
             url: string;
             alt?: string;
         };
-        RichTextQuote: {
+        RichTextInline: components["schemas"]["RichTextText"] | components["schemas"]["RichTextLink"] | components["schemas"]["RichTextBreak"];
+        RichTextLink: {
             /** @constant */
-            type: "quote";
-            children: components["schemas"]["RichTextBlock"][];
-        };
-        RichTextListItem: {
-            children: components["schemas"]["RichTextBlock"][];
+            type: "link";
+            /**
+             * Format: uri
+             * @description Absolute; https, http, mailto or tel only
+             */
+            href: string;
+            children: (components["schemas"]["RichTextText"] | components["schemas"]["RichTextBreak"])[];
         };
         RichTextList: {
             /** @constant */
@@ -2044,12 +2198,31 @@ export interface components {
             ordered: boolean;
             items: components["schemas"]["RichTextListItem"][];
         };
-        RichTextBlock: components["schemas"]["RichTextParagraph"] | components["schemas"]["RichTextHeading"] | components["schemas"]["RichTextList"] | components["schemas"]["RichTextCode"] | components["schemas"]["RichTextQuote"] | components["schemas"]["RichTextImage"];
-        RichText: components["schemas"]["RichTextBlock"][];
-        SupportAuthor: {
-            /** @enum {string} */
-            type: "user" | "operator" | "bot";
-            name?: string;
+        RichTextListItem: {
+            children: components["schemas"]["RichTextBlock"][];
+        };
+        /** @enum {string} */
+        RichTextMark: "bold" | "italic" | "underline" | "strike" | "code";
+        RichTextParagraph: {
+            /** @constant */
+            type: "paragraph";
+            children: components["schemas"]["RichTextInline"][];
+        };
+        RichTextQuote: {
+            /** @constant */
+            type: "quote";
+            children: components["schemas"]["RichTextBlock"][];
+        };
+        RichTextText: {
+            /** @constant */
+            type: "text";
+            text: string;
+            marks?: components["schemas"]["RichTextMark"][];
+        };
+        SentMessage: {
+            conversationId: string;
+            messageId?: string;
+            created: boolean;
         };
         SupportAttachment: {
             name: string;
@@ -2057,14 +2230,10 @@ export interface components {
             contentType: string;
             size?: number;
         };
-        SupportMessage: {
-            id: string;
-            author: components["schemas"]["SupportAuthor"];
-            body: string;
-            content: components["schemas"]["RichText"];
-            attachments: components["schemas"]["SupportAttachment"][];
-            /** Format: date-time */
-            createdAt: string;
+        SupportAuthor: {
+            /** @enum {string} */
+            type: "user" | "operator" | "bot";
+            name?: string;
         };
         SupportConversation: {
             id: string;
@@ -2097,18 +2266,17 @@ export interface components {
             rated: boolean;
             rating?: number;
         };
-        SupportTicketSummary: {
+        SupportConversations: {
+            items: components["schemas"]["SupportConversationSummary"][];
+        };
+        SupportMessage: {
             id: string;
-            title: string;
-            /** @enum {string} */
-            state: "submitted" | "in_progress" | "waiting_on_customer" | "resolved";
-            stateLabel: string;
+            author: components["schemas"]["SupportAuthor"];
+            body: string;
+            content: components["schemas"]["RichText"];
+            attachments: components["schemas"]["SupportAttachment"][];
             /** Format: date-time */
             createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            rated: boolean;
-            rating?: number;
         };
         SupportTicket: {
             id: string;
@@ -2134,119 +2302,18 @@ export interface components {
                 state?: "submitted" | "in_progress" | "waiting_on_customer" | "resolved";
             }[];
         };
-        CsatRating: {
-            /** Format: uuid */
+        SupportTicketSummary: {
             id: string;
+            title: string;
             /** @enum {string} */
-            targetType: "conversation" | "ticket";
-            targetId: string;
-            rating: number;
-        };
-        Comment: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            postId: string;
-            author: {
-                userId: string;
-                displayName?: string;
-                isModerator: boolean;
-            };
-            text: string;
-            image?: {
-                url: string;
-                width?: number;
-                height?: number;
-            };
-            /** Format: date-time */
-            createdAt: string;
-            /** @enum {string} */
-            status: "visible" | "hidden" | "deleted";
-            mine: boolean;
-        };
-        CommentTombstone: {
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            status: "hidden" | "deleted";
-        };
-        ClientConfig: {
-            reasons: {
-                support: {
-                    id: string;
-                    title: string;
-                }[];
-                complaint: {
-                    id: string;
-                    title: string;
-                }[];
-            };
-            poll: {
-                chatMs: number;
-                commentsMs: number;
-            };
-            limits: {
-                maxFileBytes: number;
-                maxImageBytes: number;
-                maxVideoBytes: number;
-                commentMaxLength: number;
-            };
-        };
-        UploadedFile: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            contentType: string;
-            size: number;
-        };
-        NotificationSettings: {
-            /** @description pushes for replies in support chats */
-            chatMessages: boolean;
-            /** @description pushes for ticket replies, changes and resolutions */
-            ticketUpdates: boolean;
-            /** @description pushes for notices from the service and for new channel posts */
-            systemNotices: boolean;
-        };
-        MyComplaint: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            reasonId: string;
-            /** @enum {string} */
-            status: "open" | "resolved";
+            state: "submitted" | "in_progress" | "waiting_on_customer" | "resolved";
+            stateLabel: string;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
-            resolvedAt?: string;
-        };
-        Feed: {
-            items: components["schemas"]["Post"][];
-            nextCursor: string | null;
-        };
-        ChannelSummaries: {
-            items: {
-                /** Format: uuid */
-                id: string;
-                title: string;
-                description?: string;
-                avatarUrl?: string;
-                unread: number;
-            }[];
-        };
-        ButtonTarget: {
-            url: string;
-        };
-        CommentPage: {
-            items: (components["schemas"]["Comment"] | components["schemas"]["CommentTombstone"])[];
-            nextCursor: string;
-        };
-        SupportConversations: {
-            items: components["schemas"]["SupportConversationSummary"][];
-        };
-        SentMessage: {
-            conversationId: string;
-            messageId?: string;
-            created: boolean;
+            updatedAt: string;
+            rated: boolean;
+            rating?: number;
         };
         SupportTickets: {
             items: components["schemas"]["SupportTicketSummary"][];
@@ -2258,79 +2325,12 @@ export interface components {
                 [key: string]: number;
             };
         };
-        ComplaintFiled: {
+        UploadedFile: {
             /** Format: uuid */
             id: string;
-            /** Format: date-time */
-            createdAt: string;
-        };
-        MyComplaints: {
-            items: components["schemas"]["MyComplaint"][];
-        };
-        AuditLog: {
-            items: components["schemas"]["AuditEntry"][];
-            nextCursor: string | null;
-        };
-        ReasonList: {
-            items: components["schemas"]["Reason"][];
-        };
-        ChannelList: {
-            items: components["schemas"]["Channel"][];
-        };
-        AdminCommentList: {
-            items: components["schemas"]["AdminComment"][];
-            nextCursor: string | null;
-        };
-        CommentReportList: {
-            items: components["schemas"]["CommentReport"][];
-            nextCursor: string | null;
-        };
-        CommentBanList: {
-            items: components["schemas"]["CommentBan"][];
-        };
-        CommentModeratorList: {
-            items: string[];
-        };
-        ModerationEventList: {
-            items: components["schemas"]["ModerationEvent"][];
-            nextCursor: string | null;
-        };
-        PostStats: {
-            /** Format: uuid */
-            postId: string;
-            views: {
-                total: number;
-                byDay: {
-                    day: string;
-                    count: number;
-                }[];
-            };
-            reactions: {
-                [key: string]: number;
-            };
-            clicks: {
-                total: number;
-                byButton: {
-                    /** Format: uuid */
-                    buttonId: string;
-                    label: string | null;
-                    count: number;
-                }[];
-                byDay: {
-                    day: string;
-                    count: number;
-                }[];
-            };
-            /** @description the push of a post published with `notify`, or null */
-            push: components["schemas"]["PushProgress"] | null;
-        };
-        NoticeList: {
-            items: components["schemas"]["Notice"][];
-            nextCursor: string | null;
-        };
-        AdminComplaintList: {
-            items: components["schemas"]["AdminComplaint"][];
-            nextCursor: string | null;
+            name: string;
+            contentType: string;
+            size: number;
         };
     };
     responses: never;
@@ -2344,9 +2344,12 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    checkLiveness: {
+    adminListAdmins: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2360,136 +2363,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        status: string;
-                        checks?: {
-                            [key: string]: string;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    checkReadiness: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        status: string;
-                        checks?: {
-                            [key: string]: string;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    getConfig: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "reasons": {
-                     *         "support": [
-                     *           {
-                     *             "id": "billing",
-                     *             "title": "Billing"
-                     *           }
-                     *         ],
-                     *         "complaint": [
-                     *           {
-                     *             "id": "spam",
-                     *             "title": "Spam"
-                     *           }
-                     *         ]
-                     *       },
-                     *       "poll": {
-                     *         "chatMs": 4000,
-                     *         "commentsMs": 5000
-                     *       },
-                     *       "limits": {
-                     *         "maxFileBytes": 20971520,
-                     *         "maxImageBytes": 10485760,
-                     *         "maxVideoBytes": 52428800,
-                     *         "commentMaxLength": 2000
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ClientConfig"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    /** @description When the request rate limit refused: requests allowed per window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description When the request rate limit refused: requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the request rate limit refused: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getNotificationSettings: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotificationSettings"];
+                    "application/json": components["schemas"]["AdminList"];
                 };
             };
             /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
@@ -2512,18 +2386,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
-            429: {
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    /** @description When the request rate limit refused: requests allowed per window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description When the request rate limit refused: requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the request rate limit refused: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2532,7 +2398,7 @@ export interface operations {
             };
         };
     };
-    updateNotificationSettings: {
+    adminCreateAdmin: {
         parameters: {
             query?: never;
             header?: never;
@@ -2541,88 +2407,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "systemNotices": false
-                 *     }
-                 */
-                "application/json": components["schemas"]["NotificationSettingsPatch"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "chatMessages": true,
-                     *       "ticketUpdates": true,
-                     *       "systemNotices": false
-                     *     }
-                     */
-                    "application/json": components["schemas"]["NotificationSettings"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    /** @description When the request rate limit refused: requests allowed per window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description When the request rate limit refused: requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the request rate limit refused: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    uploadFile: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "multipart/form-data": {
-                    /**
-                     * Format: binary
-                     * @description The file; its type is read from its bytes
-                     */
-                    file: string;
-                };
+                "application/json": components["schemas"]["AdminCreation"];
             };
         };
         responses: {
@@ -2633,122 +2418,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UploadedFile"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `payload_too_large`: the JSON body is over the limit of this route; `upload_too_large`: the file is over the upload cap; `image_too_large`: the image declares more pixels than the service accepts. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unsupported_media_type`: the body is not JSON (or not multipart where a file is expected); `upload_type_not_allowed`: the file is not of an allowed type (judged by its bytes). */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    /** @description When the request rate limit refused: requests allowed per window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description When the request rate limit refused: requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the request rate limit refused: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    downloadFile: {
-        parameters: {
-            query?: never;
-            header?: {
-                range?: string;
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The whole file */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description `attachment` or `inline`, with the file name. */
-                    "Content-Disposition": string;
-                    /** @description Bytes in this answer. */
-                    "Content-Length": number;
-                    /** @description `bytes`: single-range requests are answered with 206. */
-                    "Accept-Ranges": string;
-                    /** @description How long the bytes may be kept, and by whom. */
-                    "Cache-Control": string;
-                    /** @description `nosniff`: the declared type is the detected one. */
-                    "X-Content-Type-Options": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "*/*": string;
-                };
-            };
-            /** @description The requested range of the file */
-            206: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description `attachment` or `inline`, with the file name. */
-                    "Content-Disposition": string;
-                    /** @description Bytes in this answer. */
-                    "Content-Length": number;
-                    /** @description `bytes`: single-range requests are answered with 206. */
-                    "Accept-Ranges": string;
-                    /** @description How long the bytes may be kept, and by whom. */
-                    "Cache-Control": string;
-                    /** @description `nosniff`: the declared type is the detected one. */
-                    "X-Content-Type-Options": string;
-                    /** @description `bytes <first>-<last>/<size>`. */
-                    "Content-Range": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "*/*": string;
+                    "application/json": components["schemas"]["Admin"];
                 };
             };
             /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
@@ -2791,12 +2461,521 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem (RFC 9457) with code `range_not_satisfiable`: the Range lies outside the file. */
-            416: {
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description `bytes *\/<size>`: the size of the file. */
-                    "Content-Range": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminUpdateAdmin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminPatch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Admin"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminActivateAdmin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Admin"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminDeactivateAdmin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Admin"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminSetAdminPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminPassword"];
+            };
+        };
+        responses: {
+            /** @description Password set */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminGetConversationAnalytics: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationAnalytics"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminGetCsatAnalytics: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CsatAnalytics"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListAuditLog: {
+        parameters: {
+            query?: {
+                adminId?: string;
+                action?: string;
+                targetId?: string;
+                outcome?: "success" | "failed" | "denied" | "locked" | "error";
+                from?: string;
+                to?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditLog"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminLogin"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSession"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2815,6 +2994,2691 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description When the request rate limit refused: seconds until the window resets. */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminLogoutEverywhere: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out everywhere */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelList"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminCreateChannel: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelCreation"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying, when a request with this Idempotency-Key is still in progress. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminUpdateChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelPatch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListBans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentBanList"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminBanUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    userId: string;
+                    /**
+                     * Format: date-time
+                     * @description Absent: until lifted
+                     */
+                    until?: string;
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentBan"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminLiftBan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListChannelComments: {
+        parameters: {
+            query?: {
+                status?: "visible" | "hidden" | "deleted";
+                postId?: string;
+                reported?: "true" | "false";
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminCommentList"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListModerators: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentModeratorList"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminAddModerator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminRemoveModerator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListPosts: {
+        parameters: {
+            query?: {
+                status?: "draft" | "scheduled" | "published" | "hidden" | "deleted";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["AdminPost"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminCreatePost: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostDraft"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPost"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying, when a request with this Idempotency-Key is still in progress. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminDeleteComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminHideComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminUnhideComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListComplaints: {
+        parameters: {
+            query?: {
+                /** @description absent: every complaint */
+                status?: "open" | "resolved";
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminComplaintList"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminGetComplaint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminComplaintDetail"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminResolveComplaint: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ComplaintResolution"] | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminComplaintDetail"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying, when a request with this Idempotency-Key is still in progress. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `comment_contains_link`: comments may not carry links; `comment_dlp_blocked`: the comment holds something that looks like a secret or card number; `idempotency_key_reused`: this Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListCsatRatings: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                targetType?: "conversation" | "ticket";
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminCsatList"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminGetMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Admin"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListModerationEvents: {
+        parameters: {
+            query?: {
+                channelId?: string;
+                userId?: string;
+                commentId?: string;
+                from?: string;
+                to?: string;
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModerationEventList"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminReplayModeration: {
+        parameters: {
+            query: {
+                channelId: string;
+                asOf?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModerationReplay"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListNotices: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NoticeList"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminSendNotice: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoticeSending"];
+            };
+        };
+        responses: {
+            /** @description Accepted: the rest happens in the background */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Notice"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying, when a request with this Idempotency-Key is still in progress. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminGetNotice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Notice"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminDeletePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPost"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminUpdatePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostPatch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPost"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminUploadPostAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description An image, an MP4, a PDF or a text file
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPost"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `payload_too_large`: the JSON body is over the limit of this route; `upload_too_large`: the file is over the upload cap; `image_too_large`: the image declares more pixels than the service accepts. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unsupported_media_type`: the body is not JSON (or not multipart where a file is expected); `upload_type_not_allowed`: the file is not of an allowed type (judged by its bytes). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminRemovePostAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: string;
+                attachmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPost"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminHidePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPost"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminPublishPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostPublish"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPost"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminSchedulePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostSchedule"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPost"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminGetPostStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostStats"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminUnhidePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPost"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminUnschedulePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPost"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListReasons: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReasonList"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminCreateReason: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReasonCreation"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reason"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminDeleteReason: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminUpdateReason: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReasonPatch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reason"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListReports: {
+        parameters: {
+            query?: {
+                status?: "open" | "resolved";
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentReportList"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminResolveReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    action: "dismiss" | "hide" | "delete";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentReport"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3032,465 +5896,6 @@ export interface operations {
             };
         };
     };
-    addReaction: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-                postId: string;
-                emoji: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "counts": {
-                     *         "👍": 13
-                     *       },
-                     *       "mine": [
-                     *         "👍"
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Reactions"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    /** @description When the request rate limit refused: requests allowed per window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description When the request rate limit refused: requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the request rate limit refused: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    removeReaction: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-                postId: string;
-                emoji: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Reactions"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    /** @description When the request rate limit refused: requests allowed per window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description When the request rate limit refused: requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the request rate limit refused: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    listChannels: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ChannelSummaries"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    /** @description When the request rate limit refused: requests allowed per window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description When the request rate limit refused: requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the request rate limit refused: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    recordPostViews: {
-        parameters: {
-            query?: never;
-            header?: {
-                "idempotency-key"?: string;
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "postIds": [
-                 *         "5d1c9e7a-2b34-4f8e-a1c2-9e8d7c6b5a41"
-                 *       ]
-                 *     }
-                 */
-                "application/json": components["schemas"]["PostViews"];
-            };
-        };
-        responses: {
-            /** @description Recorded */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
-                    "Idempotent-Replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    /** @description When the request rate limit refused: requests allowed per window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description When the request rate limit refused: requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the request rate limit refused: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    clickPostButton: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-                postId: string;
-                buttonId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ButtonTarget"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    /** @description When the request rate limit refused: requests allowed per window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description When the request rate limit refused: requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the request rate limit refused: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    markChannelRead: {
-        parameters: {
-            query?: never;
-            header?: {
-                "idempotency-key"?: string;
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ChannelReadMarker"];
-            };
-        };
-        responses: {
-            /** @description Moved */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
-                    "Idempotent-Replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    /** @description When the request rate limit refused: requests allowed per window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description When the request rate limit refused: requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the request rate limit refused: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
     downloadPostAttachment: {
         parameters: {
             query?: never;
@@ -3584,6 +5989,79 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description `bytes *\/<size>`: the size of the file. */
                     "Content-Range": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    clickPostButton: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                postId: string;
+                buttonId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ButtonTarget"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3931,85 +6409,6 @@ export interface operations {
             };
         };
     };
-    reportComment: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-                postId: string;
-                commentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @enum {string} */
-                    reason: "spam" | "abuse" | "scam" | "other";
-                    note?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Accepted: the rest happens in the background */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    /** @description When the request rate limit refused: requests allowed per window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description When the request rate limit refused: requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the request rate limit refused: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
     hideComment: {
         parameters: {
             query?: never;
@@ -4028,97 +6427,6 @@ export interface operations {
                 };
             };
         };
-        responses: {
-            /** @description Done; no content */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    /** @description When the request rate limit refused: requests allowed per window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description When the request rate limit refused: requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the request rate limit refused: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    unhideComment: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-                postId: string;
-                commentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
         responses: {
             /** @description Done; no content */
             204: {
@@ -4291,6 +6599,837 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description `bytes *\/<size>`: the size of the file. */
                     "Content-Range": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reportComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                postId: string;
+                commentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    reason: "spam" | "abuse" | "scam" | "other";
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the rest happens in the background */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    unhideComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                postId: string;
+                commentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    addReaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                postId: string;
+                emoji: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "counts": {
+                     *         "👍": 13
+                     *       },
+                     *       "mine": [
+                     *         "👍"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Reactions"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    removeReaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                postId: string;
+                emoji: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reactions"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    markChannelRead: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelReadMarker"];
+            };
+        };
+        responses: {
+            /** @description Moved */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    recordPostViews: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "postIds": [
+                 *         "5d1c9e7a-2b34-4f8e-a1c2-9e8d7c6b5a41"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PostViews"];
+            };
+        };
+        responses: {
+            /** @description Recorded */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelSummaries"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listComplaints: {
+        parameters: {
+            query?: never;
+            header?: {
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    /** @description Milliseconds to wait before the next poll; it grows while the service is overloaded. */
+                    "X-Poll-Interval": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyComplaints"];
+                };
+            };
+            /** @description Not modified */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    /** @description Milliseconds to wait before the next poll; it grows while the service is overloaded. */
+                    "X-Poll-Interval": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    submitComplaint: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ComplaintSubmission"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ComplaintFiled"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying, when a request with this Idempotency-Key is still in progress. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `comment_contains_link`: comments may not carry links; `comment_dlp_blocked`: the comment holds something that looks like a secret or card number; `idempotency_key_reused`: this Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `provider_unavailable`: the support provider is unreachable or refusing; retry after `Retry-After` seconds; `not_ready`: the service is not ready to serve (readiness). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "reasons": {
+                     *         "support": [
+                     *           {
+                     *             "id": "billing",
+                     *             "title": "Billing"
+                     *           }
+                     *         ],
+                     *         "complaint": [
+                     *           {
+                     *             "id": "spam",
+                     *             "title": "Spam"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "poll": {
+                     *         "chatMs": 4000,
+                     *         "commentsMs": 5000
+                     *       },
+                     *       "limits": {
+                     *         "maxFileBytes": 20971520,
+                     *         "maxImageBytes": 10485760,
+                     *         "maxVideoBytes": 52428800,
+                     *         "commentMaxLength": 2000
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClientConfig"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4741,103 +7880,6 @@ export interface operations {
             };
         };
     };
-    markConversationRead: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    lastReadMessageId?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Marked */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    /** @description When the request rate limit refused: requests allowed per window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description When the request rate limit refused: requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the request rate limit refused: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `provider_unavailable`: the support provider is unreachable or refusing; retry after `Retry-After` seconds; `not_ready`: the service is not ready to serve (readiness). */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
     closeConversation: {
         parameters: {
             query?: never;
@@ -4929,166 +7971,27 @@ export interface operations {
             };
         };
     };
-    listTickets: {
+    markConversationRead: {
         parameters: {
             query?: never;
-            header?: {
-                "if-none-match"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
-                    ETag: string;
-                    /** @description Milliseconds to wait before the next poll; it grows while the service is overloaded. */
-                    "X-Poll-Interval": number;
-                    /** @description Present while the support provider is unreachable: the answer is the last good copy. */
-                    "X-Provider-Stale"?: "true";
-                    /** @description With X-Provider-Stale: seconds since the provider gave that copy. */
-                    Age?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SupportTickets"];
-                };
-            };
-            /** @description Not modified */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
-                    ETag: string;
-                    /** @description Milliseconds to wait before the next poll; it grows while the service is overloaded. */
-                    "X-Poll-Interval": number;
-                    /** @description Present while the support provider is unreachable: the answer is the last good copy. */
-                    "X-Provider-Stale"?: "true";
-                    /** @description With X-Provider-Stale: seconds since the provider gave that copy. */
-                    Age?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    /** @description When the request rate limit refused: requests allowed per window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description When the request rate limit refused: requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the request rate limit refused: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `provider_unavailable`: the support provider is unreachable or refusing; retry after `Retry-After` seconds; `not_ready`: the service is not ready to serve (readiness). */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getTicket: {
-        parameters: {
-            query?: never;
-            header?: {
-                "if-none-match"?: string;
-            };
+            header?: never;
             path: {
                 id: string;
             };
             cookie?: never;
         };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
-                    ETag: string;
-                    /** @description Milliseconds to wait before the next poll; it grows while the service is overloaded. */
-                    "X-Poll-Interval": number;
-                    /** @description Present while the support provider is unreachable: the answer is the last good copy. */
-                    "X-Provider-Stale"?: "true";
-                    /** @description With X-Provider-Stale: seconds since the provider gave that copy. */
-                    Age?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SupportTicket"];
+        requestBody: {
+            content: {
+                "application/json": {
+                    lastReadMessageId?: string;
                 };
             };
-            /** @description Not modified */
-            304: {
+        };
+        responses: {
+            /** @description Marked */
+            204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
-                    ETag: string;
-                    /** @description Milliseconds to wait before the next poll; it grows while the service is overloaded. */
-                    "X-Poll-Interval": number;
-                    /** @description Present while the support provider is unreachable: the answer is the last good copy. */
-                    "X-Provider-Stale"?: "true";
-                    /** @description With X-Provider-Stale: seconds since the provider gave that copy. */
-                    Age?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5125,102 +8028,6 @@ export interface operations {
             };
             /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
             404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    /** @description When the request rate limit refused: requests allowed per window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description When the request rate limit refused: requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the request rate limit refused: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `provider_unavailable`: the support provider is unreachable or refusing; retry after `Retry-After` seconds; `not_ready`: the service is not ready to serve (readiness). */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getUnreadCounts: {
-        parameters: {
-            query?: never;
-            header?: {
-                "if-none-match"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
-                    ETag: string;
-                    /** @description Milliseconds to wait before the next poll; it grows while the service is overloaded. */
-                    "X-Poll-Interval": number;
-                    /** @description Present while the support provider is unreachable: the answer is the last good copy. */
-                    "X-Provider-Stale"?: "true";
-                    /** @description With X-Provider-Stale: seconds since the provider gave that copy. */
-                    Age?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "conversations": 1,
-                     *       "tickets": 0,
-                     *       "channels": {
-                     *         "0b6f7a52-6a0c-4c57-9c55-3f1e2d8b7a10": 3
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Unread"];
-                };
-            };
-            /** @description Not modified */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
-                    ETag: string;
-                    /** @description Milliseconds to wait before the next poll; it grows while the service is overloaded. */
-                    "X-Poll-Interval": number;
-                    /** @description Present while the support provider is unreachable: the answer is the last good copy. */
-                    "X-Provider-Stale"?: "true";
-                    /** @description With X-Provider-Stale: seconds since the provider gave that copy. */
-                    Age?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -5601,95 +8408,22 @@ export interface operations {
             };
         };
     };
-    listComplaints: {
+    uploadFile: {
         parameters: {
             query?: never;
-            header?: {
-                "if-none-match"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
-                    ETag: string;
-                    /** @description Milliseconds to wait before the next poll; it grows while the service is overloaded. */
-                    "X-Poll-Interval": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MyComplaints"];
-                };
-            };
-            /** @description Not modified */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
-                    ETag: string;
-                    /** @description Milliseconds to wait before the next poll; it grows while the service is overloaded. */
-                    "X-Poll-Interval": number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    /** @description When the request rate limit refused: requests allowed per window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description When the request rate limit refused: requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the request rate limit refused: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    submitComplaint: {
-        parameters: {
-            query?: never;
-            header?: {
-                "idempotency-key"?: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ComplaintSubmission"];
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file; its type is read from its bytes
+                     */
+                    file: string;
+                };
             };
         };
         responses: {
@@ -5697,128 +8431,10 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
-                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ComplaintFiled"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying, when a request with this Idempotency-Key is still in progress. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `comment_contains_link`: comments may not carry links; `comment_dlp_blocked`: the comment holds something that looks like a secret or card number; `idempotency_key_reused`: this Idempotency-Key was used for a different request. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    /** @description When the request rate limit refused: requests allowed per window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description When the request rate limit refused: requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the request rate limit refused: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `provider_unavailable`: the support provider is unreachable or refusing; retry after `Retry-After` seconds; `not_ready`: the service is not ready to serve (readiness). */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    receiveSupportWebhook: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description sha1=<hex> */
-                "x-hub-signature"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Stored (or stored before) */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["UploadedFile"];
                 };
             };
             /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
@@ -5861,9 +8477,620 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
-    downloadSignedFile: {
+    downloadFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                range?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `attachment` or `inline`, with the file name. */
+                    "Content-Disposition": string;
+                    /** @description Bytes in this answer. */
+                    "Content-Length": number;
+                    /** @description `bytes`: single-range requests are answered with 206. */
+                    "Accept-Ranges": string;
+                    /** @description How long the bytes may be kept, and by whom. */
+                    "Cache-Control": string;
+                    /** @description `nosniff`: the declared type is the detected one. */
+                    "X-Content-Type-Options": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description The requested range of the file */
+            206: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `attachment` or `inline`, with the file name. */
+                    "Content-Disposition": string;
+                    /** @description Bytes in this answer. */
+                    "Content-Length": number;
+                    /** @description `bytes`: single-range requests are answered with 206. */
+                    "Accept-Ranges": string;
+                    /** @description How long the bytes may be kept, and by whom. */
+                    "Cache-Control": string;
+                    /** @description `nosniff`: the declared type is the detected one. */
+                    "X-Content-Type-Options": string;
+                    /** @description `bytes <first>-<last>/<size>`. */
+                    "Content-Range": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `range_not_satisfiable`: the Range lies outside the file. */
+            416: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `bytes *\/<size>`: the size of the file. */
+                    "Content-Range": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSettings"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "systemNotices": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["NotificationSettingsPatch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "chatMessages": true,
+                     *       "ticketUpdates": true,
+                     *       "systemNotices": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotificationSettings"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTickets: {
+        parameters: {
+            query?: never;
+            header?: {
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    /** @description Milliseconds to wait before the next poll; it grows while the service is overloaded. */
+                    "X-Poll-Interval": number;
+                    /** @description Present while the support provider is unreachable: the answer is the last good copy. */
+                    "X-Provider-Stale"?: "true";
+                    /** @description With X-Provider-Stale: seconds since the provider gave that copy. */
+                    Age?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupportTickets"];
+                };
+            };
+            /** @description Not modified */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    /** @description Milliseconds to wait before the next poll; it grows while the service is overloaded. */
+                    "X-Poll-Interval": number;
+                    /** @description Present while the support provider is unreachable: the answer is the last good copy. */
+                    "X-Provider-Stale"?: "true";
+                    /** @description With X-Provider-Stale: seconds since the provider gave that copy. */
+                    Age?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `provider_unavailable`: the support provider is unreachable or refusing; retry after `Retry-After` seconds; `not_ready`: the service is not ready to serve (readiness). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                "if-none-match"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    /** @description Milliseconds to wait before the next poll; it grows while the service is overloaded. */
+                    "X-Poll-Interval": number;
+                    /** @description Present while the support provider is unreachable: the answer is the last good copy. */
+                    "X-Provider-Stale"?: "true";
+                    /** @description With X-Provider-Stale: seconds since the provider gave that copy. */
+                    Age?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupportTicket"];
+                };
+            };
+            /** @description Not modified */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    /** @description Milliseconds to wait before the next poll; it grows while the service is overloaded. */
+                    "X-Poll-Interval": number;
+                    /** @description Present while the support provider is unreachable: the answer is the last good copy. */
+                    "X-Provider-Stale"?: "true";
+                    /** @description With X-Provider-Stale: seconds since the provider gave that copy. */
+                    Age?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `provider_unavailable`: the support provider is unreachable or refusing; retry after `Retry-After` seconds; `not_ready`: the service is not ready to serve (readiness). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getUnreadCounts: {
+        parameters: {
+            query?: never;
+            header?: {
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    /** @description Milliseconds to wait before the next poll; it grows while the service is overloaded. */
+                    "X-Poll-Interval": number;
+                    /** @description Present while the support provider is unreachable: the answer is the last good copy. */
+                    "X-Provider-Stale"?: "true";
+                    /** @description With X-Provider-Stale: seconds since the provider gave that copy. */
+                    Age?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "conversations": 1,
+                     *       "tickets": 0,
+                     *       "channels": {
+                     *         "0b6f7a52-6a0c-4c57-9c55-3f1e2d8b7a10": 3
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Unread"];
+                };
+            };
+            /** @description Not modified */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    /** @description Milliseconds to wait before the next poll; it grows while the service is overloaded. */
+                    "X-Poll-Interval": number;
+                    /** @description Present while the support provider is unreachable: the answer is the last good copy. */
+                    "X-Provider-Stale"?: "true";
+                    /** @description With X-Provider-Stale: seconds since the provider gave that copy. */
+                    Age?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description When the request rate limit refused: requests allowed per window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description When the request rate limit refused: requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the request rate limit refused: seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `provider_unavailable`: the support provider is unreachable or refusing; retry after `Retry-After` seconds; `not_ready`: the service is not ready to serve (readiness). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadSignedCommentImage: {
         parameters: {
             query?: {
                 t?: string;
@@ -5872,7 +9099,7 @@ export interface operations {
                 range?: string;
             };
             path: {
-                id: string;
+                commentId: string;
             };
             cookie?: never;
         };
@@ -6062,7 +9289,7 @@ export interface operations {
             };
         };
     };
-    downloadSignedCommentImage: {
+    downloadSignedFile: {
         parameters: {
             query?: {
                 t?: string;
@@ -6071,7 +9298,7 @@ export interface operations {
                 range?: string;
             };
             path: {
-                commentId: string;
+                id: string;
             };
             cookie?: never;
         };
@@ -6161,1909 +9388,11 @@ export interface operations {
             };
         };
     };
-    adminLogin: {
+    checkLiveness: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AdminLogin"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminSession"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `rate_limited`: too many requests, or the channel slow mode; wait `Retry-After` seconds; `login_locked`: too many failed admin logins from this address; wait `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    /** @description When the request rate limit refused: requests allowed per window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description When the request rate limit refused: requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description When the request rate limit refused: seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminGetMe: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Admin"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminLogoutEverywhere: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Signed out everywhere */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminListAdmins: {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminList"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminCreateAdmin: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AdminCreation"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Admin"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminUpdateAdmin: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AdminPatch"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Admin"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminDeactivateAdmin: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Admin"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminActivateAdmin: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Admin"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminSetAdminPassword: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AdminPassword"];
-            };
-        };
-        responses: {
-            /** @description Password set */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminListAuditLog: {
-        parameters: {
-            query?: {
-                adminId?: string;
-                action?: string;
-                targetId?: string;
-                outcome?: "success" | "failed" | "denied" | "locked" | "error";
-                from?: string;
-                to?: string;
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuditLog"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminListReasons: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ReasonList"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminCreateReason: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ReasonCreation"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Reason"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminDeleteReason: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminUpdateReason: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ReasonPatch"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Reason"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminListChannels: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ChannelList"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminCreateChannel: {
-        parameters: {
-            query?: never;
-            header?: {
-                "idempotency-key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ChannelCreation"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
-                    "Idempotent-Replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Channel"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying, when a request with this Idempotency-Key is still in progress. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminUpdateChannel: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ChannelPatch"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Channel"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminListChannelComments: {
-        parameters: {
-            query?: {
-                status?: "visible" | "hidden" | "deleted";
-                postId?: string;
-                reported?: "true" | "false";
-                cursor?: string;
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminCommentList"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminHideComment: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    reason: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Done; no content */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminUnhideComment: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done; no content */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminDeleteComment: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    reason: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Done; no content */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminListReports: {
-        parameters: {
-            query?: {
-                status?: "open" | "resolved";
-                cursor?: string;
-                limit?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CommentReportList"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminResolveReport: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @enum {string} */
-                    action: "dismiss" | "hide" | "delete";
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CommentReport"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminListBans: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CommentBanList"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminBanUser: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    userId: string;
-                    /**
-                     * Format: date-time
-                     * @description Absent: until lifted
-                     */
-                    until?: string;
-                    reason: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CommentBan"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminLiftBan: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-                userId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done; no content */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminListModerators: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CommentModeratorList"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminAddModerator: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-                userId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done; no content */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminRemoveModerator: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-                userId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done; no content */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminListModerationEvents: {
-        parameters: {
-            query?: {
-                channelId?: string;
-                userId?: string;
-                commentId?: string;
-                from?: string;
-                to?: string;
-                cursor?: string;
-                limit?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ModerationEventList"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminReplayModeration: {
-        parameters: {
-            query: {
-                channelId: string;
-                asOf?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ModerationReplay"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminListPosts: {
-        parameters: {
-            query?: {
-                status?: "draft" | "scheduled" | "published" | "hidden" | "deleted";
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                id: string;
-            };
             cookie?: never;
         };
         requestBody?: never;
@@ -8076,145 +9405,61 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: components["schemas"]["AdminPost"][];
-                        nextCursor: string | null;
+                        status: string;
+                        checks?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
+        };
+    };
+    checkReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        status: string;
+                        checks?: {
+                            [key: string]: string;
+                        };
+                    };
                 };
             };
         };
     };
-    adminCreatePost: {
+    receiveSupportWebhook: {
         parameters: {
             query?: never;
             header?: {
-                "idempotency-key"?: string;
+                /** @description sha1=<hex> */
+                "x-hub-signature"?: string;
             };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PostDraft"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
-                    "Idempotent-Replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminPost"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying, when a request with this Idempotency-Key is still in progress. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminDeletePost: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                postId: string;
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Stored (or stored before) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminPost"];
+                    "application/json": Record<string, never>;
                 };
             };
             /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
@@ -8229,569 +9474,6 @@ export interface operations {
             };
             /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
             401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminUpdatePost: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                postId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PostPatch"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminPost"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminSchedulePost: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                postId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PostSchedule"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminPost"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminUnschedulePost: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                postId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminPost"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminPublishPost: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                postId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PostPublish"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminPost"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminHidePost: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                postId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminPost"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminUnhidePost: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                postId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminPost"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminUploadPostAttachment: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                postId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "multipart/form-data": {
-                    /**
-                     * Format: binary
-                     * @description An image, an MP4, a PDF or a text file
-                     */
-                    file: string;
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminPost"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -8812,688 +9494,6 @@ export interface operations {
             };
             /** @description A problem (RFC 9457) with code `unsupported_media_type`: the body is not JSON (or not multipart where a file is expected); `upload_type_not_allowed`: the file is not of an allowed type (judged by its bytes). */
             415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminGetPostStats: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                postId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PostStats"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminRemovePostAttachment: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                postId: string;
-                attachmentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminPost"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminListNotices: {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NoticeList"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminSendNotice: {
-        parameters: {
-            query?: never;
-            header?: {
-                "idempotency-key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["NoticeSending"];
-            };
-        };
-        responses: {
-            /** @description Accepted: the rest happens in the background */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
-                    "Idempotent-Replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Notice"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying, when a request with this Idempotency-Key is still in progress. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminGetNotice: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Notice"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminListCsatRatings: {
-        parameters: {
-            query?: {
-                from?: string;
-                to?: string;
-                targetType?: "conversation" | "ticket";
-                cursor?: string;
-                limit?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminCsatList"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminGetConversationAnalytics: {
-        parameters: {
-            query?: {
-                from?: string;
-                to?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConversationAnalytics"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminGetCsatAnalytics: {
-        parameters: {
-            query?: {
-                from?: string;
-                to?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CsatAnalytics"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminListComplaints: {
-        parameters: {
-            query?: {
-                /** @description absent: every complaint */
-                status?: "open" | "resolved";
-                cursor?: string;
-                limit?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminComplaintList"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminGetComplaint: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminComplaintDetail"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    adminResolveComplaint: {
-        parameters: {
-            query?: never;
-            header?: {
-                "idempotency-key"?: string;
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ComplaintResolution"] | null;
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
-                    "Idempotent-Replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminComplaintDetail"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Seconds to wait before retrying, when a request with this Idempotency-Key is still in progress. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem (RFC 9457) with code `comment_contains_link`: comments may not carry links; `comment_dlp_blocked`: the comment holds something that looks like a secret or card number; `idempotency_key_reused`: this Idempotency-Key was used for a different request. */
-            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

@@ -10,7 +10,7 @@ export interface PrunedTable {
 }
 
 // The statements are written here rather than in each table's module (decision 003) because the jobs
-// layer may not import auth/, http/ or projections/, which own these tables (decision 028).
+// layer may not import auth/ or projections/, which own two of these tables (decision 028).
 
 /** Button clicks: a projection's view (decision 008); deleting through it reaches the live generation. */
 export const CLICKS: PrunedTable = { name: 'post_button_clicks', key: ['event_id'], age: 'clicked_at' };

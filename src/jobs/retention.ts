@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { KEY_RETENTION_HOURS } from '../db/idempotency-keys.ts';
 import { type LeaderLocks, runAsLeader } from '../db/leader-lock.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import { CLICKS_HORIZON, raiseRetentionHorizon } from '../db/retention-horizons.ts';
@@ -20,8 +21,6 @@ const HOUR_MS = 3_600_000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const DAY_MS = 24 * HOUR_MS;
 
-/** Decision 009's window (KEY_RETENTION_HOURS of the idempotency plugin; a test holds the two equal). */
-export const IDEMPOTENCY_KEY_HOURS = 24;
 /** A temporary upload file untouched this long belongs to a write that died (decision 028). */
 export const TEMP_FILE_MAX_AGE_MS = HOUR_MS;
 
@@ -65,7 +64,7 @@ export async function pruneOnce(options: PruneOptions): Promise<PruneReport> {
     await prune(CLICKS, await raiseRetentionHorizon(pool, CLICKS_HORIZON, before));
     await prune(ADMIN_LOGS, before);
   }
-  await prune(IDEMPOTENCY_KEYS, ago(now, IDEMPOTENCY_KEY_HOURS * HOUR_MS));
+  await prune(IDEMPOTENCY_KEYS, ago(now, KEY_RETENTION_HOURS * HOUR_MS));
   const tempFiles = await sweepTempFiles(options, progress);
   return { rows, tempFiles };
 }

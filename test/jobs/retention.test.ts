@@ -8,12 +8,12 @@ import { sql } from 'slonik';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { recordClick } from '../../src/commands/interactions.ts';
+import { KEY_RETENTION_HOURS } from '../../src/db/idempotency-keys.ts';
 import { CLICKS_HORIZON, retentionHorizon } from '../../src/db/retention-horizons.ts';
 import { createLogger } from '../../src/http/logger.ts';
-import { KEY_RETENTION_HOURS } from '../../src/http/plugins/idempotency-keys.ts';
 import { LOCAL_TEMP_DIR } from '../../src/integrations/storage/local-temp.ts';
 import { localStorage } from '../../src/integrations/storage/local.ts';
-import { IDEMPOTENCY_KEY_HOURS, pruneOnce, startRetentionJob } from '../../src/jobs/retention.ts';
+import { pruneOnce, startRetentionJob } from '../../src/jobs/retention.ts';
 import { retentionMetrics } from '../../src/jobs/retention-metrics.ts';
 import { AGED_TABLES, IDEMPOTENCY_KEYS } from '../../src/jobs/retention-tables.ts';
 import { clicksProjection } from '../../src/projections/interactions.ts';
@@ -252,12 +252,14 @@ describe('what is never pruned', () => {
 
 describe('housekeeping that needs no DATA_RETENTION_DAYS', () => {
   it('forgets idempotency keys past their window (decision 009) and keeps the others', async () => {
-    expect(IDEMPOTENCY_KEY_HOURS).toBe(KEY_RETENTION_HOURS);
+    // The window the idempotency plugin's claims use, from the one module both import.
+    const past = ago((KEY_RETENTION_HOURS + 1) * HOUR_MS);
+    const within = ago((KEY_RETENTION_HOURS - 1) * HOUR_MS);
     await pool().query(sql.unsafe`
       INSERT INTO idempotency_keys (caller, key, request_fingerprint, status_code, response, created_at)
-      VALUES ('alice', 'expired', 'f', 201, '{}', ${ago(25 * HOUR_MS)}::timestamptz),
-             ('alice', 'abandoned', 'f', NULL, NULL, ${ago(25 * HOUR_MS)}::timestamptz),
-             ('alice', 'current', 'f', 201, '{}', ${ago(23 * HOUR_MS)}::timestamptz)`);
+      VALUES ('alice', 'expired', 'f', 201, '{}', ${past}::timestamptz),
+             ('alice', 'abandoned', 'f', NULL, NULL, ${past}::timestamptz),
+             ('alice', 'current', 'f', 201, '{}', ${within}::timestamptz)`);
 
     const report = await pruneOnce({ pool: pool(), logger: silent, retentionDays: undefined, now });
     expect(report.rows['idempotency_keys']).toBe(2);

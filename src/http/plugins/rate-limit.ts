@@ -1,6 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
+import { leasedStore, storeClass } from '../../integrations/rate-limiters/leased-counts.ts';
 import { HttpProblem } from '../problem.ts';
 
 /**
@@ -27,22 +28,32 @@ export interface ApiRateLimitOptions {
 /**
  * Per-user limit on /api/* (per client IP before a user is known), and per client IP on the public file
  * links (`/files/*`), which take no session. Counters live in Redis when it is
- * configured so every replica shares them, in memory otherwise. Runs at preParsing: after identity is
- * known, before a body is read.
+ * configured so every replica shares them (leased a block at a time), in memory otherwise. Counts at preParsing: after identity is
+ * known, before a body is read. The count is a preParsing hook of `app` itself, not one the plugin adds to
+ * each route, so hooks of one kind keep the order they were added in: a preParsing hook the caller adds
+ * after this call runs after the count.
  */
 export async function registerApiRateLimit(
   app: FastifyInstance,
   options: ApiRateLimitOptions,
 ): Promise<void> {
+  // The hook comes from the plugin's `rateLimit` decorator: one inherited from a parent scope would count
+  // on the parent's counters.
+  if (app.hasDecorator('rateLimit')) {
+    throw new Error('a rate limit is already registered in this scope or a parent');
+  }
+  const nameSpace = `rl:${options.counters ?? 'api'}:`;
   await app.register(rateLimit, {
-    global: true,
+    global: false,
     // A Redis outage must not take the API down with it: fail open (the Redis client logs the outage).
     skipOnError: true,
+    // For a route with a `config.rateLimit` of its own; every other route counts in the hook added below.
     hook: 'preParsing',
     max: options.perMinute,
     timeWindow: 60_000,
-    nameSpace: `rl:${options.counters ?? 'api'}:`,
-    ...(options.redis ? { redis: options.redis } : {}),
+    nameSpace,
+    // Shared through Redis in leased blocks, not a round trip per request (leased-counts.ts).
+    ...(options.redis ? { store: storeClass(leasedStore(options.redis, { prefix: nameSpace })) } : {}),
     keyGenerator: (request) =>
       request.userId === null ? `ip:${request.clientIp}` : `user:${request.userId}`,
     // Only a refusal says how the limit stands (429 with Retry-After and the X-RateLimit-* headers). On
@@ -60,4 +71,5 @@ export async function registerApiRateLimit(
         context.after,
       ),
   });
+  app.addHook('preParsing', app.rateLimit());
 }

@@ -1,25 +1,24 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { identify, requireUser } from '../../plugins/auth.ts';
 import { registerApiRateLimit } from '../../plugins/rate-limit.ts';
-// The order of these imports is the order of the OpenAPI document's named schemas (decision 004).
-import { postsRoutes } from './posts.ts';
-import { reactionsRoutes } from './reactions.ts';
 import { channelsRoutes } from './channels.ts';
-import { interactionsRoutes } from './interactions.ts';
-import { postMediaRoutes } from './post-media.ts';
-import { conversationsRoutes } from './conversations.ts';
-import { ticketsRoutes } from './tickets.ts';
-import { unreadRoutes } from './unread.ts';
-import { csatRoutes } from './csat.ts';
-import { commentsRoutes } from './comments.ts';
 import { commentActionsRoutes } from './comment-actions.ts';
 import { commentImagesRoutes } from './comment-images.ts';
+import { commentsRoutes } from './comments.ts';
+import { complaintsRoutes } from './complaints.ts';
 import { configRoutes } from './config.ts';
+import { conversationsRoutes } from './conversations.ts';
+import { csatRoutes } from './csat.ts';
 import { devicesRoutes } from './devices.ts';
 import { devtoolsRoutes } from './devtools.ts';
 import { filesRoutes } from './files.ts';
+import { interactionsRoutes } from './interactions.ts';
 import { notificationSettingsRoutes } from './notification-settings.ts';
-import { complaintsRoutes } from './complaints.ts';
+import { postMediaRoutes } from './post-media.ts';
+import { postsRoutes } from './posts.ts';
+import { reactionsRoutes } from './reactions.ts';
+import { ticketsRoutes } from './tickets.ts';
+import { unreadRoutes } from './unread.ts';
 
 /**
  * Everything under /api: identity first (onRequest), then the rate limit keyed by it, then the 401 for
@@ -34,13 +33,9 @@ export const apiRoutes: FastifyPluginAsync = async (app) => {
     if (request.method === 'GET' && request.userId !== null) app.services.push.presence.seen(request.userId);
     done();
   });
+  // Both preParsing hooks of this scope, in the order added: the count first, then the 401.
   await registerApiRateLimit(app, { perMinute: config.API_RATE_LIMIT_PER_MINUTE, redis });
-  // The limiter adds a route-level preParsing hook from its own onRoute hook; this one runs after it,
-  // so the 401 comes after the count. (An instance-level preParsing hook would run before the limiter.)
-  app.addHook('onRoute', (route) => {
-    const before = route.preParsing === undefined ? [] : [route.preParsing].flat();
-    route.preParsing = [...before, requireUser];
-  });
+  app.addHook('preParsing', requireUser);
 
   await app.register(configRoutes);
   await app.register(notificationSettingsRoutes);

@@ -1,12 +1,17 @@
 import { sql } from 'slonik';
 import { z } from 'zod';
-import type { DatabasePool } from '../../db/pool.ts';
+import type { DatabasePool } from './pool.ts';
 
-// Plain state (decision 003): the first response to a (caller, Idempotency-Key), kept for replay.
+// Plain state (decision 003): the first response to a (caller, Idempotency-Key), kept for replay. It sits
+// with the database machinery, as the retention horizons do, because two layers share it that may not
+// import each other: the HTTP plugin claims keys, and the retention job forgets them past the window.
 
 /** A claim not finished within this time is taken to have died with its process; a retry may take it over. */
 const ABANDONED_AFTER_SECONDS = 60;
-/** Keys older than this are forgotten: the same key may then start a new request. */
+/**
+ * Decision 009's window: keys older than this are forgotten, and the same key may then start a new request
+ * (a claim takes the row over; the retention job deletes it).
+ */
 export const KEY_RETENTION_HOURS = 24;
 
 export type Claim =
