@@ -43,6 +43,18 @@ export interface PollPaceOptions {
   readonly now?: () => number;
   /** The share of the time since the last call the event loop was busy, 0 to 1. Default Node's utilisation. */
   readonly utilization?: () => number;
+  /** Uniform in [0, 1), spreading slowed intervals. Default `Math.random`. */
+  readonly random?: () => number;
+}
+
+/**
+ * A slowed interval is spread over half to one and a half times `base × factor`. Clients slowed in the
+ * same second would otherwise all come back in the same second, overload the process again and be slowed
+ * again: a herd that returns every `8 × interval`. Spread, they come back over a span as long as the
+ * interval itself, and on average as slowly as the factor asks.
+ */
+export function slowedInterval(baseMs: number, factor: number, random: number): number {
+  return factor <= 1 ? baseMs : Math.round(baseMs * factor * (0.5 + random));
 }
 
 function everyInterval(ms: number, sample: () => void): () => void {
@@ -192,7 +204,7 @@ export function startPollPace(options: PollPaceOptions): PollPace {
     if (state.step !== before) options.onChange?.(factor(), reading, triggers);
   });
   return {
-    interval: (baseMs) => baseMs * factor(),
+    interval: (baseMs) => slowedInterval(baseMs, factor(), (options.random ?? Math.random)()),
     factor,
     stop,
   };

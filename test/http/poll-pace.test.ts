@@ -8,6 +8,7 @@ import {
   type PaceTrigger,
   type PollPaceOptions,
   startPollPace,
+  slowedInterval,
 } from '../../src/http/poll-pace.ts';
 import { bearer, TEST_SECRETS, useRunningApp } from '../support/app.ts';
 import { ManualClock } from '../support/clock.ts';
@@ -50,6 +51,8 @@ function handPaced(options: Omit<PollPaceOptions, 'sampleMs' | 'every' | 'now' |
     sampleMs: 1_000,
     every: timer.every,
     now: timer.now,
+    // The middle of the spread: a slowed interval is exactly base × factor.
+    random: () => 0.5,
     onChange: (factor, reading, triggers) => moves.push({ factor, reading, triggers }),
   });
   return {
@@ -254,6 +257,16 @@ describe('the poll pace', () => {
   });
 });
 
+describe('a slowed interval', () => {
+  it('is the usual one at factor 1, and spread around base × factor above it', () => {
+    expect(slowedInterval(4_000, 1, 0.99)).toBe(4_000);
+    expect(slowedInterval(4_000, 8, 0.5)).toBe(32_000);
+    expect(slowedInterval(4_000, 8, 0)).toBe(16_000);
+    expect(slowedInterval(4_000, 8, 0.999)).toBe(47_968);
+    expect(slowedInterval(10_000, 2, 0.25)).toBe(15_000);
+  });
+});
+
 describe('X-Poll-Interval under overload', () => {
   const timer = handTimer();
   const used = useRunningApp({
@@ -267,6 +280,7 @@ describe('X-Poll-Interval under overload', () => {
       calmSamples: 3,
       utilization: () => 0,
       queueMs: Number.POSITIVE_INFINITY,
+      random: () => 0.5,
     },
   });
   const headers = bearer(sessionToken(TEST_SECRETS.JWT_SECRET, 'paced'));

@@ -29,9 +29,9 @@ export interface ApiRateLimitOptions {
  * Per-user limit on /api/* (per client IP before a user is known), and per client IP on the public file
  * links (`/files/*`), which take no session. Counters live in Redis when it is configured, so every
  * replica shares them (leased a block at a time), in memory otherwise. Counts at preParsing: after
- * identity is known, before a body is read. The count is a preParsing hook of `app` itself, not one the plugin adds to
- * each route, so hooks of one kind keep the order they were added in: a preParsing hook the caller adds
- * after this call runs after the count.
+ * identity is known, before a body is read. The count is a preParsing hook of `app` itself, not one the
+ * plugin adds to each route, so hooks of one kind keep the order they were added in: a preParsing hook
+ * the caller adds after this call runs after the count.
  */
 export async function registerApiRateLimit(
   app: FastifyInstance,
