@@ -32,6 +32,11 @@ export interface PollPaceOptions {
   readonly queueMs?: number;
   /** Samples in a row with a standing queue for database connections. Default 2. */
   readonly queuedSamples?: number;
+  /**
+   * Samples after a raise in which a busy loop or a standing queue does not raise again: clients hear a
+   * new interval only at their next poll, one interval later. Default 4 (the chat's 4 s). A stall still does.
+   */
+  readonly settleSamples?: number;
   /** Where the factor and what raised it are counted (`poll_pace_factor`, `poll_pace_overloaded_total`). */
   readonly registry?: Registry;
   /** Told each time the factor moves, with what the sample saw. */
@@ -112,9 +117,11 @@ export interface PaceState {
   readonly busy: number;
   /** Samples in a row that found a standing queue for database connections. */
   readonly queued: number;
+  /** Samples left before a busy loop or a standing queue may raise the factor again. */
+  readonly settle: number;
 }
 
-export const calmPace: PaceState = { step: 0, calm: 0, busy: 0, queued: 0 };
+export const calmPace: PaceState = { step: 0, calm: 0, busy: 0, queued: 0, settle: 0 };
 
 export interface PaceRules {
   readonly lagMs: number;
@@ -123,6 +130,7 @@ export interface PaceRules {
   readonly calmSamples: number;
   readonly queueMs: number;
   readonly queuedSamples: number;
+  readonly settleSamples: number;
 }
 
 /**
@@ -132,20 +140,27 @@ export interface PaceRules {
  * samples in a row: even the fastest query waited `queueMs` or more (CoDel's test of a standing queue).
  * A burst, however large (a cold herd of first polls, every poll of one instant after a pause), leaves
  * some queries served at once and is not overload; a database or a pool that cannot keep up makes every
- * query wait, and is. Each overloaded sample raises the factor one step (up to 8); `calmSamples` calm
- * ones in a row lower it one step. Up fast, down slowly: a fleet that was told to wait comes back
- * gradually, not all at once.
+ * query wait, and is. An overloaded sample raises the factor one step (up to 8), then a busy loop or a
+ * standing queue waits `settleSamples` before it raises again, since clients hear the new interval only
+ * at their next poll: without the wait, the load of clients that have not polled yet would push the
+ * factor to 8 whatever the overload. A stall raises at once. `calmSamples` calm samples in a row lower
+ * it one step. Up fast, down slowly: a fleet that was told to wait comes back gradually.
  */
 export function nextPace(state: PaceState, reading: PaceReading, rules: PaceRules): PaceState {
   const queued = reading.queueMs >= rules.queueMs ? state.queued + 1 : 0;
   const busy = reading.busy >= rules.busyShare ? state.busy + 1 : 0;
-  const overloaded =
-    reading.lateMs > rules.lagMs || busy >= rules.busySamples || queued >= rules.queuedSamples;
+  const stalled = reading.lateMs > rules.lagMs;
+  const loaded = busy >= rules.busySamples || queued >= rules.queuedSamples;
   const counts = { busy, queued };
-  if (overloaded) return { step: Math.min(state.step + 1, PACE_FACTORS.length - 1), calm: 0, ...counts };
+  const settle = Math.max(0, state.settle - 1);
+  if (stalled || (loaded && state.settle === 0)) {
+    const step = Math.min(state.step + 1, PACE_FACTORS.length - 1);
+    return { step, calm: 0, ...counts, settle: rules.settleSamples };
+  }
+  if (loaded) return { step: state.step, calm: 0, ...counts, settle };
   if (state.step > 0 && state.calm + 1 >= rules.calmSamples)
-    return { step: state.step - 1, calm: 0, ...counts };
-  return { step: state.step, calm: state.step > 0 ? state.calm + 1 : 0, ...counts };
+    return { step: state.step - 1, calm: 0, ...counts, settle };
+  return { step: state.step, calm: state.step > 0 ? state.calm + 1 : 0, ...counts, settle };
 }
 
 /** Samples the process every `sampleMs` and applies `nextPace`. */
@@ -158,6 +173,7 @@ export function startPollPace(options: PollPaceOptions): PollPace {
     calmSamples: options.calmSamples ?? 5,
     queueMs: options.queueMs ?? 250,
     queuedSamples: options.queuedSamples ?? 2,
+    settleSamples: options.settleSamples ?? 4,
   };
   const waits = poolWaitsOf(options.pool);
   let state = calmPace;

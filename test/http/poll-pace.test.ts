@@ -79,6 +79,8 @@ describe('the pace policy', () => {
     calmSamples: 3,
     queueMs: 250,
     queuedSamples: 2,
+    // Every overloaded sample may raise; settling has a test of its own.
+    settleSamples: 0,
   };
   const quiet: PaceReading = { lateMs: 2, busy: 0.3, queueMs: 0 };
   const run = (readings: readonly PaceReading[]) =>
@@ -107,6 +109,22 @@ describe('the pace policy', () => {
       ]),
     ).toBe(1);
     expect(run(Array.from({ length: 6 }, () => ({ ...quiet, busy: 1 })))).toBe(3);
+  });
+
+  it('waits for clients to hear a raise before a busy loop or a queue raises again; a stall does not wait', () => {
+    const settling = { ...rules, settleSamples: 4 };
+    const steps = (readings: readonly PaceReading[]) =>
+      readings.reduce((state, reading) => nextPace(state, reading, settling), calmPace).step;
+    const busy = { ...quiet, busy: 1 };
+    const standing = { ...quiet, queueMs: 300 };
+    // Raised on the second busy sample, then four samples to settle, then raised again.
+    expect(steps(Array.from({ length: 6 }, () => busy))).toBe(1);
+    expect(steps(Array.from({ length: 7 }, () => busy))).toBe(2);
+    expect(steps(Array.from({ length: 7 }, () => standing))).toBe(2);
+    expect(steps([busy, busy, { ...quiet, lateMs: 2_000 }])).toBe(2);
+    // Settling is not calm: the factor does not step down while the load stays.
+    expect(steps([busy, busy, busy, busy, quiet, quiet, quiet])).toBe(0);
+    expect(steps([busy, busy, busy, busy])).toBe(1);
   });
 
   it('steps down one step per calm stretch', () => {
@@ -187,6 +205,7 @@ describe('the poll pace', () => {
       queueMs: 250,
       queuedSamples: 2,
       calmSamples: 3,
+      settleSamples: 0,
       utilization: quietLoop,
     });
     /** Takes the pool's one connection, until the answered function gives it back. */
