@@ -85,7 +85,9 @@ export function capacitySection(rounds: readonly FleetRound[], machineCores: num
     `From the measured cost of a poll: the service and PostgreSQL's cores in the largest step, less those of the writer mix alone, over the polls answered. ` +
       `A node is taken to give the service and PostgreSQL ${percent(USABLE_SHARE)} of its cores (the rest for bursts, the kernel and the OS), the writer mix first; ` +
       'the users are those whose polls at the default intervals fill the rest. The generator is left out: it does not run on a real node. ' +
-      'On this machine the estimate is an upper bound, since PostgreSQL, the generator and the service share its cores.',
+      'The estimate is an upper bound: on this machine PostgreSQL, the generator and the service share the cores; ' +
+      'a poll answered while the pace slowed the fleet is more often a 304 than one at the default intervals; and an API process ' +
+      'uses one core at most, so a node needs as many API processes as it has cores to spare.',
     '',
     `| API processes | CPU per extra poll (service + PostgreSQL) | writer mix (cores) | polls per user per second | users on this machine (${machineCores} cores) | users on one ${ESTIMATE_CORES}-core node |`,
     '|---:|---:|---:|---:|---:|---:|',
