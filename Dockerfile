@@ -41,6 +41,8 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The admin console's build, committed (decision 044): dist/http/routes/console.js serves ../../../console/dist.
+COPY console/dist ./console/dist
 
 # DATA_DIR defaults to ./.data; production keeps nothing there (no embedded database, no generated
 # secrets, uploads go to S3), but give the non-root user a writable one rather than an EACCES.

@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -8,6 +9,9 @@ export default tseslint.config(
     ignores: [
       'node_modules',
       'dist',
+      // The console's build (`npm run console:build`), committed byte for byte (decision 044).
+      'console/dist',
+      'test-results',
       '.data',
       'coverage',
       'bench/results',
@@ -34,6 +38,8 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
     },
   },
+  // The console (console/tsconfig.json, found by the project service): the same rules, and React's hooks rules.
+  { files: ['console/src/**/*.{ts,tsx}'], ...reactHooks.configs.flat.recommended },
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
   prettier,
 );

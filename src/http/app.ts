@@ -17,6 +17,7 @@ import { apiRoutes } from './routes/api/index.ts';
 import { registerApiRateLimit } from './plugins/rate-limit.ts';
 import { publicFilesRoutes } from './routes/files.ts';
 import { publicMediaRoutes } from './routes/media.ts';
+import { consoleRoutes } from './routes/console.ts';
 import { healthRoutes } from './routes/health.ts';
 import { supportWebhookRoutes } from './routes/webhooks/support.ts';
 import type { HttpServices } from './services.ts';
@@ -116,5 +117,6 @@ export async function buildApp(services: HttpServices, options: AppOptions = {})
     await files.register(publicMediaRoutes);
   });
   await app.register(adminRoutes, { prefix: '/admin' });
+  await app.register(consoleRoutes);
   return app;
 }

@@ -1,14 +1,16 @@
 import type { FirstPasswordHandover } from '../auth/bootstrap.ts';
 import type { ResolvedConfig } from '../config.ts';
 import { DEMO_USER_ID, mintSessionToken } from '../dev/token.ts';
+import { CONSOLE_PATH } from '../http/routes/console.ts';
 
 const DEMO_TOKEN_TTL_SECONDS = 24 * 3600;
 
 /**
- * What a developer reads when the service has started: where it listens, a demo user's token, the first
- * admin's credentials or where they went. Printed, not logged: the demo token and a generated password are
- * meant for the developer's terminal, never for log storage (and the password is only here when stderr is
- * a terminal). On stderr, so that stdout carries log lines only and a JSON reader of it never meets it.
+ * What a developer reads when the service has started: where it listens, the API docs and the admin
+ * console, a demo user's token, the first admin's credentials or where they went. Printed, not logged: the
+ * demo token and a generated password are meant for the developer's terminal, never for log storage (and
+ * the password is only here when stderr is a terminal). On stderr, so that stdout carries log lines only
+ * and a JSON reader of it never meets it.
  */
 export function printBanner(
   config: ResolvedConfig,
@@ -18,7 +20,11 @@ export function printBanner(
 ): void {
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
   const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const lines = [`Service listening on ${base}`, `  API docs:   ${base}/docs`];
+  const lines = [
+    `Service listening on ${base}`,
+    `  API docs:   ${base}/docs`,
+    `  Console:    ${base}${CONSOLE_PATH}`,
+  ];
   if (processes !== null) lines.push(`  Processes:  ${processes}`);
   if (config.NODE_ENV !== 'production') {
     const { token, expiresAt } = mintSessionToken(config.JWT_SECRET, DEMO_USER_ID, DEMO_TOKEN_TTL_SECONDS);

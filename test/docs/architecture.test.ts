@@ -10,7 +10,7 @@ const maps = ['docs/architecture.md', 'README.md'];
 const documents = [...new Set([...maps, ...markdownUnder('docs')])];
 
 /** Folders a backticked repository path starts with. */
-const PATH_PREFIXES = ['src/', 'test/', 'docs/', 'bench/', 'scripts/', 'clients/', '.ci/'];
+const PATH_PREFIXES = ['src/', 'test/', 'docs/', 'bench/', 'scripts/', 'clients/', 'console/', '.ci/'];
 /** Files at the repository root that a document may name on their own. */
 const ROOT_FILES = new Set([
   'package.json',

@@ -37,6 +37,11 @@ describe('npm start with an empty DATA_DIR and no DATABASE_URL', () => {
     const first = await startOnce();
     expect(first.run.output()).toContain(`${first.url}/docs`);
     expect((await fetch(`${first.url}/health/ready`)).status).toBe(200);
+    // The admin console, from its committed build: no step between `npm ci` and this (decision 044).
+    expect(first.run.output()).toContain(`${first.url}/console`);
+    const consolePage = await fetch(`${first.url}/console/sign-in`);
+    expect(consolePage.status).toBe(200);
+    expect(await consolePage.text()).toContain('<div id="root">');
 
     const headers = { authorization: `Bearer ${first.token}`, 'content-type': 'application/json' };
     const put = await fetch(`${first.url}/api/settings/notifications`, {
