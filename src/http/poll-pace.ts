@@ -3,7 +3,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { type DatabasePool, poolWaitsOf } from '../db/pool.ts';
 
 /**
- * How fast clients are asked to poll (decision 022). Clients obey `X-Poll-Interval`, so when this process
+ * How fast clients are asked to poll (decision 045). Clients obey `X-Poll-Interval`, so when this process
  * is past its capacity it asks for longer intervals, and a fleet that obeys slows itself down instead of
  * queueing until every answer is late.
  */
