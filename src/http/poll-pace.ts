@@ -144,9 +144,7 @@ export interface PaceRules {
  * standing queue waits `settleSamples` before it raises again, since clients hear the new interval only
  * at their next poll: without the wait, the load of clients that have not polled yet would push the
  * factor to 8 whatever the overload. A stall raises at once. `calmSamples` calm samples in a row lower
- * it one step, a calm one being a loop busy under half of `busyShare`: one step down doubles the polls,
- * so a loop busier than that would be overloaded again at once. Up fast, down slowly: a fleet that was
- * told to wait comes back gradually, and no further than the process has room for.
+ * it one step. Up fast, down slowly: a fleet that was told to wait comes back gradually.
  */
 export function nextPace(state: PaceState, reading: PaceReading, rules: PaceRules): PaceState {
   const queued = reading.queueMs >= rules.queueMs ? state.queued + 1 : 0;
@@ -159,10 +157,7 @@ export function nextPace(state: PaceState, reading: PaceReading, rules: PaceRule
     const step = Math.min(state.step + 1, PACE_FACTORS.length - 1);
     return { step, calm: 0, ...counts, settle: rules.settleSamples };
   }
-  // Calm means room for twice the polls, which one step down brings back: a loop busy under half the
-  // overload share. Busier than that, the factor holds; stepping down would only overload it again.
-  const roomy = reading.busy * 2 < rules.busyShare;
-  if (loaded || !roomy) return { step: state.step, calm: 0, ...counts, settle };
+  if (loaded) return { step: state.step, calm: 0, ...counts, settle };
   if (state.step > 0 && state.calm + 1 >= rules.calmSamples)
     return { step: state.step - 1, calm: 0, ...counts, settle };
   return { step: state.step, calm: state.step > 0 ? state.calm + 1 : 0, ...counts, settle };
