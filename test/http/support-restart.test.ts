@@ -94,7 +94,9 @@ describe('the service restarted on the same DATA_DIR', () => {
     // Every webhook processed: the service's cache has caught up with the sandbox.
     before = await eventually(
       () => history('rue'),
+      // The list is read before the threads: both must have heard the close.
       (h) =>
+        h.conversations.items[0]?.state === 'closed' &&
         h.threads[0]?.state === 'closed' &&
         h.threads[0].messages.length === 2 &&
         h.ticketViews[0]?.parts.some((part) => part.body === '<p>Found it</p>') === true,
