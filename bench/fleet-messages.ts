@@ -53,6 +53,12 @@ export const serviceWindow = z.object({
   requests: z.number(),
   /** Samples of the poll pace in the window that found each trigger of overload (its poll_pace_overloaded_total). */
   paceTriggers: z.object({ busy: z.number(), late: z.number(), queue: z.number() }),
+  /**
+   * How long requests spent inside the service in the window (Fastify's elapsed time, from the request's
+   * arrival at the router to the answer's end): its http_request_duration_seconds buckets, every route
+   * summed, as [upper bound in seconds (null: +Inf), requests at or under it].
+   */
+  inService: z.array(z.tuple([z.number().nullable(), z.number()])),
 });
 export type ServiceWindow = z.infer<typeof serviceWindow>;
 

@@ -125,7 +125,15 @@ export function combineWindows(windows: readonly ServiceWindow[]): ServiceWindow
       late: sum((w) => w.paceTriggers.late),
       queue: sum((w) => w.paceTriggers.queue),
     },
+    inService: sumBuckets(windows.map((w) => w.inService)),
   };
+}
+
+/** Every process's request-duration buckets added up (they share the metric's bounds). */
+function sumBuckets(all: readonly ServiceWindow['inService'][]): ServiceWindow['inService'] {
+  const counts = new Map<number | null, number>();
+  for (const buckets of all) for (const [le, n] of buckets) counts.set(le, (counts.get(le) ?? 0) + n);
+  return [...counts].sort(([a], [b]) => (a ?? Infinity) - (b ?? Infinity));
 }
 
 /** Measures `seconds` of whatever runs now; `around` is told when the window opens and closes. */

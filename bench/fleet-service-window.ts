@@ -22,6 +22,28 @@ async function requestsServed(registry: Registry): Promise<number> {
   return values.reduce((sum, v) => sum + v.value, 0);
 }
 
+type Buckets = ServiceWindow['inService'];
+
+/** The process's request-duration buckets so far, every route and status summed, cumulative. */
+async function inServiceBuckets(registry: Registry): Promise<Buckets> {
+  const metric = registry.getSingleMetric('http_request_duration_seconds');
+  if (!metric) return [];
+  const counts = new Map<number | null, number>();
+  for (const entry of (await metric.get()).values) {
+    if (!('metricName' in entry) || entry.metricName !== 'http_request_duration_seconds_bucket') continue;
+    const { labels, value } = entry;
+    const le = labels.le === '+Inf' ? null : Number(labels.le);
+    counts.set(le, (counts.get(le) ?? 0) + value);
+  }
+  return [...counts].sort(([a], [b]) => (a ?? Infinity) - (b ?? Infinity));
+}
+
+/** The buckets of the window: what was counted at its close less what was at its open. */
+function bucketsBetween(from: Buckets, to: Buckets): Buckets {
+  const before = new Map(from);
+  return to.map(([le, n]) => [le, n - (before.get(le) ?? 0)]);
+}
+
 type PaceTriggers = ServiceWindow['paceTriggers'];
 
 /** Overloaded samples of the poll pace so far, by trigger (none in a process that answers no poll). */
@@ -88,6 +110,7 @@ export async function watchService(
 ): Promise<ServiceWatch> {
   const requestsFrom = await requestsServed(registry);
   const triggersFrom = await paceTriggers(registry);
+  const inServiceFrom = await inServiceBuckets(registry);
   const calls = watchCalls(sandbox, quiet);
   const samplers = quiet ? null : { rss: sampleRss(250), loop: loopMonitor() };
   const stop = () => {
@@ -100,6 +123,7 @@ export async function watchService(
       const provider = calls.read();
       const requests = (await requestsServed(registry)) - requestsFrom;
       const triggers = await paceTriggers(registry);
+      const inService = bucketsBetween(inServiceFrom, await inServiceBuckets(registry));
       stop();
       const { rss, heapUsed } = process.memoryUsage();
       return {
@@ -115,6 +139,7 @@ export async function watchService(
           late: triggers.late - triggersFrom.late,
           queue: triggers.queue - triggersFrom.queue,
         },
+        inService,
       };
     },
     stop,

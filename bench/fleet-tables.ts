@@ -1,3 +1,4 @@
+import type { ServiceWindow } from './fleet-messages.ts';
 import type { Measured } from './fleet-phases.ts';
 import { DEFAULT_INTERVAL_MS, nominalPollRate, POLL_ROUTES, WRITES } from './fleet-shape.ts';
 import type { Latency, StepResult } from './fleet-stats.ts';
@@ -61,6 +62,29 @@ function sqlLine(m: Measured, polls: number | null): string {
   return parts.join(', ');
 }
 
+/**
+ * The bound under which a share `q` of the window's requests stayed inside the service: the first bucket
+ * that holds it, so "≤ 25 ms" means between the bucket below and 25 ms. Null without requests.
+ */
+function inServiceBound(buckets: ServiceWindow['inService'], q: number): string | null {
+  const total = buckets.find(([le]) => le === null)?.[1] ?? 0;
+  if (total === 0) return null;
+  const hit = buckets.find(([, n]) => n >= q * total);
+  const le = hit?.[0] ?? null;
+  return le === null ? `over ${ms(1000 * Math.max(...buckets.map(([b]) => b ?? 0)))}` : `≤ ${ms(le * 1000)}`;
+}
+
+function inServiceLine(m: Measured): string[] {
+  const p50 = inServiceBound(m.service.inService, 0.5);
+  const p99 = inServiceBound(m.service.inService, 0.99);
+  if (p50 === null || p99 === null) return [];
+  return [
+    `- Time inside the service (Fastify's elapsed time, every route, from the service's own histogram): ` +
+      `p50 ${p50}, p99 ${p99}; a client's wait beyond that was spent before its request reached the service's ` +
+      `router (a free connection of the generator, the sockets, the event loop's turn)`,
+  ];
+}
+
 export function resourceLines(m: Measured, polls: number | null): string[] {
   const perMinute = providerPerMinute(m);
   const kinds = m.service.providerByKind
@@ -82,6 +106,7 @@ export function resourceLines(m: Measured, polls: number | null): string[] {
       (m.scrape === null
         ? ''
         : `; one GET /metrics took ${ms(m.scrape.ms)} (${fixed(m.scrape.bytes / 1024, 0)} KiB)`),
+    ...inServiceLine(m),
   ];
 }
 

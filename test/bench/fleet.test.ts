@@ -10,7 +10,7 @@ import type { FleetRound, FleetRun } from '../../bench/fleet-report.ts';
 import { fleetSettings, type FleetSettings } from '../../bench/fleet-settings.ts';
 import { nominalPollRate } from '../../bench/fleet-shape.ts';
 import { noPolls, noWrites, type StepResult, stepErrors, visibilityOf } from '../../bench/fleet-stats.ts';
-import { cpuPerPollUs, paceFactor, processTable } from '../../bench/fleet-tables.ts';
+import { cpuPerPollUs, paceFactor, processTable, resourceLines } from '../../bench/fleet-tables.ts';
 import { judgeStep, summaryVerdicts } from '../../bench/fleet-verdicts.ts';
 import { overloadVerdict, pollCost, usersOn } from '../../bench/fleet-overload.ts';
 
@@ -123,6 +123,7 @@ function measured(cores: { service: number; postgres: number; generator: number 
       providerByKind: [],
       requests: 0,
       paceTriggers: { busy: 0, late: 0, queue: 0 },
+      inService: [],
     },
     processes: [],
     scrape: null,
@@ -206,6 +207,7 @@ const window = (changes: Partial<ServiceWindow>): ServiceWindow => ({
   providerByKind: [],
   requests: 0,
   paceTriggers: { busy: 0, late: 0, queue: 0 },
+  inService: [],
   ...changes,
 });
 
@@ -268,12 +270,22 @@ describe('the service as several processes', () => {
       loopDelayP99Ms: 3,
       loopDelayMaxMs: 20,
       paceTriggers: { busy: 4, late: 1, queue: 0 },
+      inService: [
+        [0.005, 500],
+        [0.025, 590],
+        [null, 600],
+      ],
     });
     const api2 = window({
       requests: 400,
       loopDelayP99Ms: 5,
       loopDelayMaxMs: 12,
       paceTriggers: { busy: 2, late: 0, queue: 3 },
+      inService: [
+        [0.005, 300],
+        [0.025, 400],
+        [null, 400],
+      ],
     });
     const worker = window({
       providerCalls: 7,
@@ -295,7 +307,38 @@ describe('the service as several processes', () => {
       ],
       requests: 1000,
       paceTriggers: { busy: 6, late: 1, queue: 3 },
+      inService: [
+        [0.005, 800],
+        [0.025, 990],
+        [null, 1000],
+      ],
     });
+  });
+
+  it('bounds the time requests spent inside the service by the buckets that hold p50 and p99', () => {
+    const m = measured({ service: 0.5, postgres: 0.2, generator: 0.1 });
+    const withBuckets = (inService: ServiceWindow['inService']): Measured => ({
+      ...m,
+      service: { ...m.service, inService },
+    });
+    const line = (inService: ServiceWindow['inService']) =>
+      resourceLines(withBuckets(inService), 1_000).find((l) => l.startsWith('- Time inside'));
+    expect(
+      line([
+        [0.005, 800],
+        [0.025, 990],
+        [0.05, 995],
+        [null, 1000],
+      ]),
+    ).toMatch(/p50 ≤ 5\.00 ms, p99 ≤ 25\.0 ms;/);
+    expect(
+      line([
+        [0.005, 10],
+        [5, 20],
+        [null, 1000],
+      ]),
+    ).toMatch(/p50 over 5000\.0 ms, p99 over 5000\.0 ms;/);
+    expect(line([[null, 0]])).toBeUndefined();
   });
 
   it('keeps one process’s reading as it is, and loses a count or a sample only when every process did', () => {
