@@ -4,6 +4,7 @@ import { positiveInt } from './env.ts';
 import { createHttp } from './fleet-http.ts';
 import { serveOrchestrator } from './fleet-ipc.ts';
 import { generatorSetup, type StepPlan, stepPlan } from './fleet-messages.ts';
+import { affinityFromEnv } from './fleet-settings.ts';
 import { type FleetContext, startPolls, type Window } from './fleet-polls.ts';
 import { startScheduler } from './fleet-scheduler.ts';
 import type { FleetWorld } from './fleet-shape.ts';
@@ -18,7 +19,7 @@ import { type OperatorTarget, startWriters } from './fleet-writers.ts';
 /** After the stop, how long answers to the polls and writes in flight are waited for. */
 const DRAIN_MS = 10_000;
 
-const http = createHttp(positiveInt('BENCH_FLEET_CONNECTIONS') ?? 256);
+const http = createHttp(positiveInt('BENCH_FLEET_CONNECTIONS') ?? 256, affinityFromEnv());
 const loop = loopMonitor();
 let target: { origin: string; operator: OperatorTarget; world: FleetWorld } | null = null;
 

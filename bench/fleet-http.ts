@@ -2,7 +2,9 @@ import { Agent } from 'undici';
 
 /**
  * The generator's HTTP client: undici's Agent, keep-alive, at most `connections` sockets per origin,
- * shared by every user (a user is a schedule and its tokens and ETags, not a socket of its own).
+ * shared by every user (a user is a schedule and its tokens and ETags, not a socket of its own). With
+ * `affinity` (BENCH_FLEET_AFFINITY), each user keeps to one of the sockets instead, as a phone keeps its
+ * own: its requests reach the one process that socket reached, and wait for each other's turn on it.
  */
 
 export interface Answer {
@@ -23,6 +25,8 @@ export interface Request {
   readonly body?: string;
   /** Read the body of a 200/201 (a comment poll, a new comment); every other body is discarded unread. */
   readonly wantBody?: boolean;
+  /** The user the request is made for (its index in the fleet); its socket, with affinity. */
+  readonly user: number;
 }
 
 export interface Http {
@@ -48,16 +52,21 @@ const header = (headers: Record<string, string | string[] | undefined>, name: st
   return typeof value === 'string' ? value : (value?.[0] ?? null);
 };
 
-export function createHttp(connections: number): Http {
-  const agent = new Agent({
-    connections,
-    keepAliveTimeout: 60_000,
-    keepAliveMaxTimeout: 600_000,
-    headersTimeout: TIMEOUT_MS,
-    bodyTimeout: TIMEOUT_MS,
-  });
+export function createHttp(connections: number, affinity: boolean): Http {
+  const agentOf = (sockets: number) =>
+    new Agent({
+      connections: sockets,
+      keepAliveTimeout: 60_000,
+      keepAliveMaxTimeout: 600_000,
+      headersTimeout: TIMEOUT_MS,
+      bodyTimeout: TIMEOUT_MS,
+    });
+  // With affinity, one agent of one socket per lane, and user u in lane u mod `connections`.
+  const agents = affinity ? Array.from({ length: connections }, () => agentOf(1)) : [agentOf(connections)];
   return {
     async send(request) {
+      const agent = agents[request.user % agents.length] ?? agents[0];
+      if (agent === undefined) throw new Error('no HTTP agent');
       try {
         const response = await agent.request({
           origin: request.origin,
@@ -81,6 +90,8 @@ export function createHttp(connections: number): Http {
         return { status: null, etag: null, pollIntervalMs: null, body: null };
       }
     },
-    destroy: () => agent.destroy(),
+    destroy: async () => {
+      await Promise.all(agents.map((a) => a.destroy()));
+    },
   };
 }

@@ -38,6 +38,8 @@ export interface FleetContext {
 
 interface Slot {
   readonly route: PollRoute;
+  /** The user's index in the fleet. */
+  readonly user: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly path: string;
   task: number;
@@ -151,6 +153,7 @@ export function startPolls(ctx: FleetContext, users: number, rampMs: number) {
         method: 'GET',
         headers,
         wantBody: slot.route === 'comments',
+        user: slot.user,
       })
       .then((answer) => {
         answered(slot, now, answer);
@@ -170,6 +173,7 @@ export function startPolls(ctx: FleetContext, users: number, rampMs: number) {
     for (const [route, path] of routesOf(ctx.world, i)) {
       const slot: Slot = {
         route,
+        user: i,
         path,
         headers: { authorization: `Bearer ${user.token}` },
         task: -1,

@@ -1,3 +1,4 @@
+import { sharing } from './fleet-settings.ts';
 import { capacitySection } from './fleet-overload.ts';
 import type { Measured } from './fleet-phases.ts';
 import {
@@ -73,7 +74,7 @@ function processesHead(run: FleetRun): string[] {
       `- The service as ${counts.join(', then ')} API processes (\`api-1\` … , each binding one port with SO_REUSEPORT: the kernel spreads the generator's connections) ` +
       'and one worker (projections, processors, the webhook inbox, jobs, push workers; health and metrics only), with the Intercom sandbox in the worker for all of them and their limits, presence, ' +
       `invalidations and Intercom budget shared through Redis; between two counts only the API processes are started again. The generator (undici, ${run.settings.connections} keep-alive ` +
-      `connections to the one port, shared by all users, nice ${run.generatorNice}) and PostgreSQL are processes of their own; the trivial server is another, for the baseline`,
+      `connections to the one port, ${sharing(run.settings)}, nice ${run.generatorNice}) and PostgreSQL are processes of their own; the trivial server is another, for the baseline`,
     pool: `pool size ${run.poolSize ?? 'slonik default'} per API process, ${run.workerPoolSize ?? 'slonik default'} in the worker`,
   });
 }

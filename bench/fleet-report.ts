@@ -2,7 +2,7 @@ import { cpuProfileSection } from './fleet-cpu-tables.ts';
 import { capacitySection } from './fleet-overload.ts';
 import type { LogSeed } from './fleet-log.ts';
 import type { Measured } from './fleet-phases.ts';
-import type { FleetSettings } from './fleet-settings.ts';
+import { type FleetSettings, sharing } from './fleet-settings.ts';
 import { HOT_POSTS, POSTS, WRITE_RATES } from './fleet-shape.ts';
 import {
   generatorLine,
@@ -82,7 +82,7 @@ export interface HeadLines {
 
 const singleHead = (run: FleetRun): HeadLines => ({
   title: '# Fleet benchmark',
-  processes: `- Three processes: the service (with the Intercom sandbox), the generator (undici, ${run.settings.connections} keep-alive connections shared by all users, nice ${run.generatorNice}), PostgreSQL; the trivial server is a fourth, for the baseline`,
+  processes: `- Three processes: the service (with the Intercom sandbox), the generator (undici, ${run.settings.connections} keep-alive connections ${sharing(run.settings)}, nice ${run.generatorNice}), PostgreSQL; the trivial server is a fourth, for the baseline`,
   pool: `service pool size ${run.poolSize ?? 'slonik default'}`,
 });
 

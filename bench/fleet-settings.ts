@@ -12,6 +12,8 @@ export interface FleetSettings {
   readonly logEvents: number;
   readonly baselineUsers: number;
   readonly connections: number;
+  /** BENCH_FLEET_AFFINITY=1: each user keeps to one of the generator's sockets (fleet-http.ts). */
+  readonly affinity: boolean;
   readonly logLevel: string;
   readonly poolSize: number | undefined;
   /**
@@ -56,6 +58,14 @@ function processSettings(): Pick<FleetSettings, 'processes' | 'redisUrl'> {
   return { processes, redisUrl };
 }
 
+/** BENCH_FLEET_AFFINITY: `1` or unset (`0`); read by the orchestrator and the generator alike. */
+export function affinityFromEnv(): boolean {
+  const raw = process.env.BENCH_FLEET_AFFINITY ?? '';
+  if (raw === '' || raw === '0') return false;
+  if (raw === '1') return true;
+  throw new Error(`BENCH_FLEET_AFFINITY must be 1 or 0, got '${raw}'`);
+}
+
 export function fleetSettings(): FleetSettings {
   const ladder = positiveIntList('BENCH_FLEET_USERS', [1_000, 2_500, 5_000, 10_000]);
   return {
@@ -67,8 +77,16 @@ export function fleetSettings(): FleetSettings {
     logEvents: positiveInt('BENCH_FLEET_LOG_EVENTS') ?? 1_000_000,
     baselineUsers: positiveInt('BENCH_FLEET_BASELINE_USERS') ?? Math.max(...ladder),
     connections: positiveInt('BENCH_FLEET_CONNECTIONS') ?? 256,
+    affinity: affinityFromEnv(),
     logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
     poolSize: positiveInt('BENCH_POOL_SIZE'),
     ...processSettings(),
   };
+}
+
+/** How the generator's sockets are used, for a report's head. */
+export function sharing(settings: Pick<FleetSettings, 'affinity'>): string {
+  return settings.affinity
+    ? 'each user keeping to one of them, as a phone keeps its own (BENCH_FLEET_AFFINITY)'
+    : 'shared by all users';
 }

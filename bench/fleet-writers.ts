@@ -73,6 +73,7 @@ export function startWriters(ctx: FleetContext, users: number, operator: Operato
           headers: json(user),
           body,
           wantBody: true,
+          user,
         },
         (answer, sentAt) => {
           const comment = created.safeParse(jsonOf(answer ?? ''));
@@ -85,8 +86,9 @@ export function startWriters(ctx: FleetContext, users: number, operator: Operato
       const count = 1 + Math.floor(Math.random() * MAX_VIEWED);
       const postIds = [...new Set(Array.from({ length: count }, () => pick(world.postIds) ?? ''))];
       const body = JSON.stringify({ postIds });
+      const user = randomUser();
       return [
-        { origin: ctx.origin, path: `${channel}/views`, method: 'POST', headers: json(randomUser()), body },
+        { origin: ctx.origin, path: `${channel}/views`, method: 'POST', headers: json(user), body, user },
         () => undefined,
       ];
     },
@@ -98,7 +100,7 @@ export function startWriters(ctx: FleetContext, users: number, operator: Operato
       const headers = { authorization: `Bearer ${world.users[user]?.token ?? ''}` };
       const path = `${channel}/posts/${post}/reactions/${THUMBS_UP}`;
       return [
-        { origin: ctx.origin, path, method: had ? 'DELETE' : 'PUT', headers },
+        { origin: ctx.origin, path, method: had ? 'DELETE' : 'PUT', headers, user },
         () => {
           if (had) reacted.delete(key);
           else reacted.add(key);
@@ -111,7 +113,8 @@ export function startWriters(ctx: FleetContext, users: number, operator: Operato
       const headers = { authorization: `Bearer ${operator.token}`, 'content-type': 'application/json' };
       const body = JSON.stringify({ body: operatorReply(made++) });
       const path = `${OPERATOR_PREFIX}/conversations/${conversation}/reply`;
-      return [{ origin: operator.url, path, method: 'POST', headers, body }, () => undefined];
+      // The operator is no user of the fleet: its replies take the first lane.
+      return [{ origin: operator.url, path, method: 'POST', headers, body, user: 0 }, () => undefined];
     },
   };
 

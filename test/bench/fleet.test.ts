@@ -417,6 +417,18 @@ describe('BENCH_FLEET_PROCESSES', () => {
       expect(() => fleetSettings()).toThrow(/at most 4/);
     });
   });
+
+  it('keeps each user to one socket only when BENCH_FLEET_AFFINITY is 1', () => {
+    withEnv({ BENCH_FLEET_AFFINITY: undefined }, () => {
+      expect(fleetSettings().affinity).toBe(false);
+    });
+    withEnv({ BENCH_FLEET_AFFINITY: '1' }, () => {
+      expect(fleetSettings().affinity).toBe(true);
+    });
+    withEnv({ BENCH_FLEET_AFFINITY: 'yes' }, () => {
+      expect(() => fleetSettings()).toThrow(/BENCH_FLEET_AFFINITY/);
+    });
+  });
 });
 
 describe('the multi-process report', () => {
@@ -429,6 +441,7 @@ describe('the multi-process report', () => {
     logEvents: 1,
     baselineUsers: 1000,
     connections: 256,
+    affinity: false,
     logLevel: 'warn',
     poolSize: undefined,
     processes: [1, 2],
