@@ -558,7 +558,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** One post for the panel, whatever its status */
+        get: operations["adminGetPost"];
         put?: never;
         post?: never;
         /** Deletes a post (final) */
@@ -2350,7 +2351,10 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2360,11 +2364,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AdminList"];
                 };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
             400: {
@@ -2777,7 +2793,10 @@ export interface operations {
                 from?: string;
                 to?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2787,11 +2806,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ConversationAnalytics"];
                 };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
             400: {
@@ -2831,7 +2862,10 @@ export interface operations {
                 from?: string;
                 to?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2841,11 +2875,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CsatAnalytics"];
                 };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
             400: {
@@ -2891,7 +2937,10 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2901,11 +2950,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AuditLog"];
                 };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
             400: {
@@ -3044,7 +3105,10 @@ export interface operations {
     adminListChannels: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3054,11 +3118,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ChannelList"];
                 };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
             401: {
@@ -3223,7 +3299,10 @@ export interface operations {
     adminListBans: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -3235,11 +3314,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CommentBanList"];
                 };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
             401: {
@@ -3399,7 +3490,10 @@ export interface operations {
                 cursor?: string;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -3411,11 +3505,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AdminCommentList"];
                 };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
             400: {
@@ -3452,7 +3558,10 @@ export interface operations {
     adminListModerators: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -3464,11 +3573,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CommentModeratorList"];
                 };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
             401: {
@@ -3603,7 +3724,10 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -3615,6 +3739,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3623,6 +3749,16 @@ export interface operations {
                         nextCursor: string | null;
                     };
                 };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
             400: {
@@ -3972,7 +4108,10 @@ export interface operations {
                 cursor?: string;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3982,11 +4121,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AdminComplaintList"];
                 };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
             400: {
@@ -4023,7 +4174,10 @@ export interface operations {
     adminGetComplaint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -4035,11 +4189,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AdminComplaintDetail"];
                 };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
             400: {
@@ -4185,7 +4351,10 @@ export interface operations {
                 cursor?: string;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4195,11 +4364,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AdminCsatList"];
                 };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
             400: {
@@ -4236,7 +4417,10 @@ export interface operations {
     adminGetMe: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4246,11 +4430,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Admin"];
                 };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
             401: {
@@ -4285,7 +4481,10 @@ export interface operations {
                 cursor?: string;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4295,11 +4494,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ModerationEventList"];
                 };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
             400: {
@@ -4339,7 +4550,10 @@ export interface operations {
                 channelId: string;
                 asOf?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4349,11 +4563,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ModerationReplay"];
                 };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
             400: {
@@ -4393,7 +4619,10 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4403,11 +4632,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NoticeList"];
                 };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
             400: {
@@ -4515,7 +4756,10 @@ export interface operations {
     adminGetNotice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -4527,10 +4771,100 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Notice"];
+                };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminGetPost: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
+            path: {
+                postId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPost"];
+                };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
@@ -5122,7 +5456,10 @@ export interface operations {
     adminGetPostStats: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
             path: {
                 postId: string;
             };
@@ -5134,11 +5471,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PostStats"];
                 };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
             401: {
@@ -5321,7 +5670,10 @@ export interface operations {
     adminListReasons: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5331,11 +5683,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ReasonList"];
                 };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
             401: {
@@ -5559,7 +5923,10 @@ export interface operations {
                 cursor?: string;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5569,11 +5936,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CommentReportList"];
                 };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
             400: {

@@ -1,5 +1,6 @@
 import { weakEtag } from '../lib/digest.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { matchesIfNoneMatch } from './if-none-match.ts';
 
 /**
  * Answers a poll (API.md): an ETag over exactly what this caller would get, so any change in it (an
@@ -44,8 +45,5 @@ function notModified(
     'x-poll-interval': String(request.server.services.pace.interval(pollIntervalMs)),
     'cache-control': 'private, no-cache',
   });
-  const known = request.headers['if-none-match'];
-  if (known === undefined) return false;
-  // Clients send back the one tag they were given; a list is the rare case.
-  return known === etag || known.split(',').some((tag) => tag.trim() === etag);
+  return matchesIfNoneMatch(request.headers['if-none-match'], etag);
 }

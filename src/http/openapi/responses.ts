@@ -4,6 +4,7 @@ import {
   type Header,
   type Operation,
   operations,
+  type Parameter,
   type Reference,
   type Response,
 } from './types.ts';
@@ -11,8 +12,8 @@ import {
 /**
  * What every response of a kind carries, declared once here from the conventions the plugins and
  * `poll.ts` apply to every route, so the document cannot say one thing per route and the code another:
- * errors are problem+json, polls carry their tag and pace, support polls their staleness, files their
- * ranges, 429 and 503 their wait, and every answer its request id.
+ * errors are problem+json, polls carry their tag and pace, admin reads their tag, support polls their
+ * staleness, files their ranges, 429 and 503 their wait, and every answer its request id.
  */
 
 const text = { type: 'string' };
@@ -34,12 +35,16 @@ export const sharedHeaders: Record<string, Header> = {
   ),
 };
 
-const pollHeaders = {
+const etagHeaders = {
   ETag: header(
     'The version of this answer; send it back as If-None-Match to get 304 while nothing changed.',
     text,
     true,
   ),
+};
+
+const pollHeaders = {
+  ...etagHeaders,
   'X-Poll-Interval': header(
     'Milliseconds to wait before the next poll; it grows while the service is overloaded.',
     { type: 'integer', minimum: 1 },
@@ -97,9 +102,30 @@ const successes: Record<number, string> = {
   304: 'Not modified since the ETag in If-None-Match; no body',
 };
 
-function describe(operation: Operation): void {
+const isAdmin = (path: string) => path.startsWith('/admin/');
+
+/** The header an admin read takes (plugins/admin-etags.ts), as the polls' routes declare theirs. */
+const ifNoneMatch: Parameter = {
+  schema: text,
+  in: 'header',
+  name: 'if-none-match',
+  required: false,
+  description: 'The ETag of the answer the caller holds: 304 while it is still the current one.',
+};
+
+/** Every admin GET with a JSON answer can answer 304 (plugins/admin-etags.ts), whatever its route declares. */
+function declareRevalidation(operation: Operation): void {
+  const responses = operation.responses;
+  if (responses?.['200']?.content?.['application/json'] === undefined || '304' in responses) return;
+  responses['304'] = { description: placeholder };
+  operation.parameters = [...(operation.parameters ?? []), ifNoneMatch];
+}
+
+function describe(path: string, operation: Operation): void {
   const responses = operation.responses ?? {};
   const poll = '304' in responses;
+  // An admin read has its tag but no pace: the console polls at its own interval.
+  const tagHeaders = isAdmin(path) ? etagHeaders : pollHeaders;
   const providerPoll = poll && '503' in responses;
   const idempotent = isIdempotent(operation);
   for (const [code, response] of Object.entries(responses)) {
@@ -120,13 +146,13 @@ function describe(operation: Operation): void {
       if (status === 416)
         headers['Content-Range'] = header('`bytes */<size>`: the size of the file.', text, true);
     } else if (status === 304) {
-      Object.assign(headers, pollHeaders, providerPoll ? staleHeaders : {});
+      Object.assign(headers, tagHeaders, providerPoll ? staleHeaders : {});
     } else if (isBinary(response)) {
       response.content = binary;
       Object.assign(headers, fileHeaders);
       if (status === 206) headers['Content-Range'] = header('`bytes <first>-<last>/<size>`.', text, true);
     } else if (status >= 200 && status < 300) {
-      if (poll && status === 200) Object.assign(headers, pollHeaders, providerPoll ? staleHeaders : {});
+      if (poll && status === 200) Object.assign(headers, tagHeaders, providerPoll ? staleHeaders : {});
       if (idempotent) {
         headers['Idempotent-Replayed'] = header(
           '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.',
@@ -140,12 +166,13 @@ function describe(operation: Operation): void {
 
 /** Declares the conventional headers and the problem media type on every operation, in place. */
 export function describeResponses(document: Document): void {
-  for (const { path, operation } of operations(document)) {
+  for (const { path, method, operation } of operations(document)) {
     // The API's rate limit covers every /api route (plugins/rate-limit.ts), whatever the route declares.
     if (path.startsWith('/api/') && operation.responses && !('429' in operation.responses)) {
       operation.responses['429'] = { description: placeholder };
     }
-    describe(operation);
+    if (isAdmin(path) && method === 'get') declareRevalidation(operation);
+    describe(path, operation);
   }
   document.components = {
     ...document.components,

@@ -16,8 +16,8 @@ export const openapiPlugin = fp(
           title: 'Support chat and broadcast channel service',
           description:
             'The HTTP contract the web and mobile SDKs and the admin panel use. Errors are ' +
-            '`application/problem+json` (RFC 9457) with a stable `code`; polls answer 304 to a matching ' +
-            '`If-None-Match`; every answer carries `X-Request-Id`.',
+            '`application/problem+json` (RFC 9457) with a stable `code`; polls and admin reads answer 304 ' +
+            'to a matching `If-None-Match`; every answer carries `X-Request-Id`.',
           version: options.version,
           license: { name: 'Proprietary' },
         },

@@ -4,6 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { matchesIfNoneMatch } from '../if-none-match.ts';
 import { HttpProblem } from '../problem.ts';
 
 /** Where the service serves the admin console (decision 044). */
@@ -69,7 +70,7 @@ async function readBuild(dir: string): Promise<Map<string, BuiltFile>> {
 
 function send(request: FastifyRequest, reply: FastifyReply, file: BuiltFile): FastifyReply {
   void reply.headers({ 'content-type': file.type, etag: file.etag, 'cache-control': file.cacheControl });
-  if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
+  if (matchesIfNoneMatch(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
   return reply.send(file.body);
 }
 

@@ -91,6 +91,17 @@ describe('admin posts', () => {
     expect(edit.body).toMatchObject({ code: 'conflict', detail: 'A post that is deleted cannot be edited.' });
   });
 
+  it('reads one post by its id, whatever its status, as the list shows it', async () => {
+    const post = await draft({ text: 'One of a kind' });
+    const one = await call('GET', `/admin/posts/${post.id}`);
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual(post);
+    await call('DELETE', `/admin/posts/${post.id}`);
+    expect((await call('GET', `/admin/posts/${post.id}`)).body).toMatchObject({ status: 'deleted' });
+    expect((await call('GET', `/admin/posts/${randomUUID()}`)).status).toBe(404);
+    expect((await call('GET', '/admin/posts/not-a-uuid')).status).toBe(400);
+  });
+
   it('answers 404 for an unknown post or channel, and 400 for a schedule in the past or a bad button', async () => {
     expect((await call('POST', `/admin/posts/${randomUUID()}/publish`, {})).status).toBe(404);
     expect((await call('POST', `/admin/channels/${randomUUID()}/posts`, { text: 'x' })).status).toBe(404);

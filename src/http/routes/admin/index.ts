@@ -4,6 +4,7 @@ import { verifyAgainstNothing } from '../../../auth/passwords.ts';
 import type { DatabasePool } from '../../../db/pool.ts';
 import { recordAudit } from '../../plugins/admin-audit.ts';
 import { identifyAdmin, requireDeclaredAccess } from '../../plugins/admin-auth.ts';
+import { tagAdminReads } from '../../plugins/admin-etags.ts';
 import { adminsRoutes } from './admins.ts';
 import { analyticsRoutes } from './analytics.ts';
 import { auditLogRoutes } from './audit-log.ts';
@@ -20,8 +21,8 @@ import { adminComplaintsRoutes } from './complaints.ts';
 
 /**
  * What every admin route gets: the admin identified from the session token first (onRequest), its
- * declared access checked before the body is read (preParsing), and, for a mutating route, an audit
- * entry written before the response goes out (onSend).
+ * declared access checked before the body is read (preParsing), for a mutating route an audit entry
+ * written before the response goes out, and for a read an ETag and 304 (both onSend).
  */
 export function installAdminHooks(
   app: FastifyInstance,
@@ -29,6 +30,7 @@ export function installAdminHooks(
 ): void {
   requireDeclaredAccess(app);
   recordAudit(app, deps.pool);
+  tagAdminReads(app);
   app.addHook('onRequest', identifyAdmin(deps.sessions));
 }
 

@@ -106,6 +106,26 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
+  app.get(
+    '/posts/:postId',
+    {
+      config: { access: 'posts.write' },
+      schema: {
+        operationId: 'adminGetPost',
+        tags,
+        security,
+        summary: 'One post for the panel, whatever its status',
+        params: postParams,
+        response: { 200: adminPostSchema, 400: problemSchema, 404: problemSchema, ...adminErrors },
+      },
+    },
+    async (request) => {
+      const post = await findAdminPost(pool, request.params.postId);
+      if (!post) throw new HttpProblem(404, 'not_found', 'No such post.');
+      return post;
+    },
+  );
+
   app.post(
     '/channels/:id/posts',
     {
