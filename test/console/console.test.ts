@@ -1,5 +1,4 @@
 import { randomInt } from 'node:crypto';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCall, createTestAdmin, loginToken, type TestAdmin } from '../support/admin.ts';
 import { useRunningApp } from '../support/app.ts';
@@ -12,6 +11,7 @@ import {
   openPage,
   skipBrowser,
 } from '../support/browser.ts';
+import { sectionsNav, signIn, WAIT } from '../support/console.ts';
 
 // The console in a real Chromium against the real service (embedded PostgreSQL, the Intercom sandbox).
 // Behind one trusted proxy, so a tab can speak from an address of its own: the lockout locks only it.
@@ -35,17 +35,6 @@ async function channelsOnServer(admin: TestAdmin): Promise<ChannelView[]> {
   expect(answer.status).toBe(200);
   return (answer.body as { items: ChannelView[] }).items;
 }
-
-async function signIn(page: Page, admin: Pick<TestAdmin, 'email' | 'password'>): Promise<void> {
-  await page.getByLabel('Email').fill(admin.email);
-  await page.getByLabel('Password').fill(admin.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
-/** How long a condition may take to hold: as long as playwright's own waits. */
-const WAIT = { timeout: 30_000 };
-
-const nav = (page: Page) => page.getByRole('navigation', { name: 'Sections' });
 
 // A browser's steps take seconds on a busy machine: longer than the suite's default per test.
 describe.skipIf(skipBrowser)('the admin console in Chromium', { timeout: 90_000 }, () => {
@@ -72,7 +61,7 @@ describe.skipIf(skipBrowser)('the admin console in Chromium', { timeout: 90_000 
     await page.getByText('There is no channel yet.').waitFor();
     expect(await page.title()).toBe('Channels · Support channel console');
     for (const section of ['Channels', 'Posts', 'Reports', 'CSAT', 'Admins', 'Audit log']) {
-      await expect(nav(page).getByRole('link', { name: section }).count()).resolves.toBe(1);
+      await expect(sectionsNav(page).getByRole('link', { name: section }).count()).resolves.toBe(1);
     }
     // The token is this tab's alone: in sessionStorage, never in localStorage.
     await expect(page.evaluate<number>('localStorage.length')).resolves.toBe(0);
@@ -101,8 +90,11 @@ describe.skipIf(skipBrowser)('the admin console in Chromium', { timeout: 90_000 
     expect(created).toMatchObject({ title: 'Release notes', allowedReactions: ['👍', '🔥'] });
 
     await page.getByLabel('Title').fill('Weekly release notes');
-    await page.getByLabel('Readers may comment').uncheck();
     await page.getByLabel('Slow mode: seconds between comments').fill('30');
+    // Without comments, slow mode has nothing to slow: its fields are disabled, and keep their values.
+    await page.getByLabel('Readers may comment').uncheck();
+    await expect(page.getByLabel('Slow mode: seconds between comments').isDisabled()).resolves.toBe(true);
+    await expect(page.getByLabel('Comments allowed at once').isDisabled()).resolves.toBe(true);
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText('Saved.').waitFor();
     expect(await channelsOnServer(owner)).toEqual([
@@ -115,7 +107,7 @@ describe.skipIf(skipBrowser)('the admin console in Chromium', { timeout: 90_000 
     ]);
     await inspectPage(page, 'channel-edit');
 
-    await nav(page).getByRole('link', { name: 'Channels' }).click();
+    await sectionsNav(page).getByRole('link', { name: 'Channels' }).click();
     await page.getByRole('heading', { name: 'Weekly release notes' }).waitFor();
     await inspectPage(page, 'channels');
 
@@ -124,7 +116,7 @@ describe.skipIf(skipBrowser)('the admin console in Chromium', { timeout: 90_000 
       text: 'Version 2.4 is out: dark mode, faster search and a new widget.',
     });
     expect(draft.status).toBe(201);
-    await nav(page).getByRole('link', { name: 'Posts' }).click();
+    await sectionsNav(page).getByRole('link', { name: 'Posts' }).click();
     await page.getByText('Version 2.4 is out').waitFor();
     await page.getByLabel('Status').selectOption('published');
     await page.getByText('No post is published yet.').waitFor();
@@ -133,11 +125,9 @@ describe.skipIf(skipBrowser)('the admin console in Chromium', { timeout: 90_000 
     await page.getByText('Version 2.4 is out').waitFor();
     await inspectPage(page, 'posts');
 
-    await nav(page)
-      .getByRole('link', { name: /Audit log/ })
-      .click();
-    await page.getByText('This part of the console is not available yet.').waitFor();
-    await inspectPage(page, 'not-yet');
+    await page.goto(`${url()}/console/nowhere`);
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    await inspectPage(page, 'not-found');
 
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByText('You are signed out.').waitFor();
@@ -153,9 +143,9 @@ describe.skipIf(skipBrowser)('the admin console in Chromium', { timeout: 90_000 
     await page.goto(`${url()}/console/sign-in`);
     await signIn(page, author);
     await page.getByRole('heading', { name: 'Channels' }).waitFor();
-    await nav(page).getByRole('link', { name: 'Posts' }).waitFor();
+    await sectionsNav(page).getByRole('link', { name: 'Posts' }).waitFor();
     for (const hidden of ['Reports', 'History', 'CSAT', 'Admins', 'Audit log']) {
-      await expect(nav(page).getByRole('link', { name: hidden }).count()).resolves.toBe(0);
+      await expect(sectionsNav(page).getByRole('link', { name: hidden }).count()).resolves.toBe(0);
     }
     await expect(page.getByRole('link', { name: 'New channel' }).count()).resolves.toBe(0);
     await expect(page.getByRole('link', { name: /^Edit / }).count()).resolves.toBe(0);
@@ -205,7 +195,7 @@ describe.skipIf(skipBrowser)('the admin console in Chromium', { timeout: 90_000 
     await second.page.getByRole('button', { name: 'Sign out everywhere' }).click();
     await second.page.getByText('You are signed out.').waitFor();
 
-    await nav(first.page).getByRole('link', { name: 'Posts' }).click();
+    await sectionsNav(first.page).getByRole('link', { name: 'Posts' }).click();
     await first.page.getByText('Your session has ended. Sign in again.').waitFor();
     await expect(first.page.evaluate<number>('sessionStorage.length')).resolves.toBe(0);
     for (const { page, watch } of [first, second]) {

@@ -70,13 +70,17 @@ export function messageOf(error: unknown): string {
 /**
  * A validation problem's field errors, by the form field they name: `body.commentRate.burst` is the
  * `commentRate.burst` field's if the form has one, else `commentRate`'s. Errors of no field of the form
- * go under `''`.
+ * go under `''`. A filter's errors are its query's: `where` is then `'querystring'`.
  */
-export function fieldErrorsOf(error: unknown, fields: readonly string[]): ReadonlyMap<string, string[]> {
+export function fieldErrorsOf(
+  error: unknown,
+  fields: readonly string[],
+  where: 'body' | 'querystring' = 'body',
+): ReadonlyMap<string, string[]> {
   const byField = new Map<string, string[]>();
   if (!(error instanceof ApiProblem)) return byField;
   for (const { path, message } of error.problem.errors ?? []) {
-    const inBody = path.startsWith('body.') ? path.slice('body.'.length) : null;
+    const inBody = path.startsWith(`${where}.`) ? path.slice(`${where}.`.length) : null;
     const field =
       inBody === null
         ? ''

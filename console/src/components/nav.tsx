@@ -4,7 +4,7 @@ import { type Section, sections } from '../sections.ts';
 
 const groups = ['Content', 'Moderation', 'Support', 'Administration'] as const;
 
-/** The sections this admin's role may use, by group; a section still to come says so. */
+/** The sections this admin's role may use, by group. */
 export function Nav({ admin, onNavigate }: { readonly admin: Admin; readonly onNavigate: () => void }) {
   const visible = (section: Section) => section.permission === null || can(admin, section.permission);
   return (
@@ -20,7 +20,6 @@ export function Nav({ admin, onNavigate }: { readonly admin: Admin; readonly onN
                 <li key={section.path}>
                   <NavLink to={`/${section.path}`} onClick={onNavigate}>
                     {section.label}
-                    {section.built ? null : <span className="soon"> (soon)</span>}
                   </NavLink>
                 </li>
               ))}

@@ -118,7 +118,8 @@ export function ChannelForm({ initial, submitLabel, pending, error, onSubmit }: 
           }}
           errors={errors.get('commentsEnabled')}
         />
-        <div className="field-row">
+        {/* Slow mode only means something while readers may comment; its values are kept meanwhile. */}
+        <fieldset className="field-row bare" disabled={!draft.commentsEnabled}>
           <TextInput
             label="Slow mode: seconds between comments"
             type="number"
@@ -139,7 +140,7 @@ export function ChannelForm({ initial, submitLabel, pending, error, onSubmit }: 
             onChange={set('burst')}
             errors={errors.get('commentRate.burst')}
           />
-        </div>
+        </fieldset>
         {errors.get('commentRate') ? (
           <ul className="field-errors">
             {errors.get('commentRate')?.map((message) => (

@@ -1,10 +1,12 @@
-import { useSearchParams } from 'react-router';
+import { useId } from 'react';
+import { Link, useSearchParams } from 'react-router';
 import { useChannels } from '../api/channels.ts';
 import { type AdminPost, POST_STATUSES, type PostStatus, useChannelPosts } from '../api/posts.ts';
 import { Field } from '../components/fields.tsx';
-import { formatDateTime, formatNumber } from '../components/format.ts';
 import { Empty, ErrorNotice, Loading } from '../components/states.tsx';
 import { PageHeading } from '../components/page-heading.tsx';
+import { PostFacts } from '../components/post-facts.tsx';
+import '../styles/posts.css';
 
 const statusLabels: Record<PostStatus, string> = {
   draft: 'Drafts',
@@ -37,7 +39,14 @@ export function PostsPage() {
   }
   return (
     <>
-      <PageHeading>Posts</PageHeading>
+      <div className="page-head">
+        <PageHeading>Posts</PageHeading>
+        {channelId === null ? null : (
+          <Link className="button primary" to={`/posts/new?channel=${channelId}`}>
+            New post
+          </Link>
+        )}
+      </div>
       {items.length === 0 ? (
         <Empty>
           <p>There is no channel yet, so there are no posts.</p>
@@ -111,36 +120,23 @@ function PostList({ channelId, status }: { readonly channelId: string; readonly 
   );
 }
 
-function whenOf(post: AdminPost): string {
-  if (post.publishedAt !== null) return `Published ${formatDateTime(post.publishedAt)}`;
-  if (post.publishAt !== null) return `Scheduled for ${formatDateTime(post.publishAt)}`;
-  return `Created ${formatDateTime(post.createdAt)}`;
-}
-
+/** A post's card; its links are told apart by the text they point at (their description). */
 function PostCard({ post }: { readonly post: AdminPost }) {
+  const textId = useId();
   return (
     <li className="card">
-      <p className="post-text">{post.text === '' ? <em>No text</em> : post.text}</p>
-      <dl className="facts">
-        <div>
-          <dt>Status</dt>
-          <dd>
-            <span className={`badge ${post.status}`}>{post.status}</span>
-          </dd>
-        </div>
-        <div>
-          <dt>When</dt>
-          <dd>{whenOf(post)}</dd>
-        </div>
-        <div>
-          <dt>Views</dt>
-          <dd>{formatNumber(post.viewCount)}</dd>
-        </div>
-        <div>
-          <dt>Comments</dt>
-          <dd>{formatNumber(post.commentCount)}</dd>
-        </div>
-      </dl>
+      <p id={textId} className="post-text">
+        {post.text === '' ? <em>No text</em> : post.text}
+      </p>
+      <PostFacts post={post} />
+      <p className="card-links">
+        <Link to={`/posts/${post.id}`} aria-describedby={textId}>
+          Open post
+        </Link>
+        <Link to={`/posts/${post.id}/stats`} aria-describedby={textId}>
+          Stats
+        </Link>
+      </p>
     </li>
   );
 }
