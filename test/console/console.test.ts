@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCall, createTestAdmin, loginToken, type TestAdmin } from '../support/admin.ts';
 import { useRunningApp } from '../support/app.ts';
@@ -161,6 +162,41 @@ describe.skipIf(skipBrowser)('the admin console in Chromium', { timeout: 90_000 
     await page.goto(`${url()}/console/channels/new`);
     await page.getByRole('heading', { name: 'Not available to your role' }).waitFor();
     await expectAccessible(page);
+    expectClean(watch);
+    await page.close();
+  });
+
+  it('works from the keyboard alone: signs in, reaches a section and fills a form', async () => {
+    const { page, watch } = await openPage(browser, url());
+    await page.goto(`${url()}/console/sign-in`);
+    // Tab until the control has the focus, as a keyboard user would: it must be reachable at all.
+    const tabTo = async (target: Locator) => {
+      for (let stops = 0; stops < 40; stops += 1) {
+        if ((await target.and(page.locator(':focus')).count()) > 0) return;
+        await page.keyboard.press('Tab');
+      }
+      throw new Error(`${target.toString()} is not reachable with Tab`);
+    };
+    await tabTo(page.getByLabel('Email'));
+    await page.keyboard.type(author.email);
+    await tabTo(page.getByLabel('Password'));
+    await page.keyboard.type(author.password);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Channels' }).waitFor();
+
+    await tabTo(sectionsNav(page).getByRole('link', { name: 'Posts' }));
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Posts' }).waitFor();
+    await tabTo(page.getByRole('link', { name: 'New post' }));
+    await page.keyboard.press('Enter');
+    const text = page.getByLabel('Text');
+    await tabTo(text);
+    await page.keyboard.type('Typed without a mouse.');
+    await expect(text.inputValue()).resolves.toBe('Typed without a mouse.');
+    // The focus shows where it is (the outline of :focus-visible).
+    await expect(
+      page.evaluate<string>('getComputedStyle(document.activeElement).outlineStyle'),
+    ).resolves.not.toBe('none');
     expectClean(watch);
     await page.close();
   });
