@@ -131,6 +131,11 @@ const matrix: readonly {
     call: () => ({ method: 'POST', path: `/admin/channels/${channelId}/posts`, body: { text: 'Drafted' } }),
   },
   {
+    route: 'GET /admin/posts/{postId}',
+    allowed: ['owner', 'author'],
+    call: async () => ({ method: 'GET', path: `/admin/posts/${await postIn([])}` }),
+  },
+  {
     route: 'PATCH /admin/posts/{postId}',
     allowed: ['owner', 'author'],
     call: async () => ({
