@@ -11,9 +11,10 @@ import {
 } from '../api/reasons.ts';
 import { can } from '../api/session.ts';
 import { ConfirmButton } from '../components/confirm-button.tsx';
-import { Checkbox, FormProblem, TextInput } from '../components/fields.tsx';
+import { FormProblem } from '../components/fields.tsx';
 import { useAdmin } from '../components/layout.tsx';
 import { PageHeading } from '../components/page-heading.tsx';
+import { type ReasonDraft, ReasonFields } from '../components/reason-fields.tsx';
 import { Done, ErrorNotice, Loading } from '../components/states.tsx';
 import { NotAllowed } from './not-allowed.tsx';
 import { kindLabels } from './reasons.tsx';
@@ -47,9 +48,12 @@ function ReasonEditor({ reason }: { readonly reason: Reason }) {
   const update = useUpdateReason(reason.id);
   const remove = useDeleteReason(reason.id);
   const navigate = useNavigate();
-  const [title, setTitle] = useState(reason.title);
-  const [order, setOrder] = useState(String(reason.order));
-  const [active, setActive] = useState(reason.active);
+  const [draft, setDraft] = useState<ReasonDraft>({
+    title: reason.title,
+    order: String(reason.order),
+    active: reason.active,
+  });
+  const { title, order, active } = draft;
   const errors = fieldErrorsOf(update.error, ['title', 'order', 'active']);
   // Only what changed: the API wants at least one field, and the audit log names them.
   const patch: ReasonPatch = {
@@ -70,31 +74,12 @@ function ReasonEditor({ reason }: { readonly reason: Reason }) {
       <p className="hint page-intro">{kindLabels[reason.kind]}</p>
       <form onSubmit={submit} noValidate className="panel">
         {update.isSuccess ? <Done>Saved.</Done> : null}
-        <TextInput
-          label="Title"
-          value={title}
-          onChange={(event) => {
-            setTitle(event.target.value);
-          }}
-          errors={errors.get('title')}
-        />
-        <TextInput
-          label="Order"
-          type="number"
-          inputMode="numeric"
-          min={0}
-          hint="Lower comes first."
-          value={order}
-          onChange={(event) => {
-            setOrder(event.target.value);
-          }}
-          errors={errors.get('order')}
-        />
-        <Checkbox
-          label="Offered to users"
-          checked={active}
-          onChange={setActive}
-          errors={errors.get('active')}
+        <ReasonFields
+          draft={draft}
+          onChange={setDraft}
+          errors={errors}
+          orderHint="Lower comes first."
+          activeLabel="Offered to users"
         />
         <FormProblem error={update.error} unplaced={errors.get('')} />
         <button

@@ -11,10 +11,11 @@ import {
   useUpdateReason,
 } from '../api/reasons.ts';
 import { can } from '../api/session.ts';
-import { Checkbox, Field, FormProblem, TextInput } from '../components/fields.tsx';
+import { Field, FormProblem } from '../components/fields.tsx';
 import { formatNumber } from '../components/format.ts';
 import { useAdmin } from '../components/layout.tsx';
 import { PageHeading } from '../components/page-heading.tsx';
+import { type ReasonDraft, ReasonFields } from '../components/reason-fields.tsx';
 import { Done, Empty, ErrorNotice, Loading } from '../components/states.tsx';
 import { NotAllowed } from './not-allowed.tsx';
 
@@ -119,17 +120,15 @@ function ReasonRow({ reason, manage }: { readonly reason: Reason; readonly manag
 function NewReason() {
   const create = useCreateReason();
   const [kind, setKind] = useState<ReasonKind>('support');
-  const [title, setTitle] = useState('');
-  const [order, setOrder] = useState('');
-  const [active, setActive] = useState(true);
+  const [draft, setDraft] = useState<ReasonDraft>({ title: '', order: '', active: true });
   const errors = fieldErrorsOf(create.error, ['kind', 'title', 'order', 'active']);
   const submit = (event: SubmitEvent) => {
     event.preventDefault();
+    const { title, order, active } = draft;
     const body = { kind, title, active, ...(order.trim() === '' ? {} : { order: Number(order) }) };
     create.mutate(body, {
       onSuccess: () => {
-        setTitle('');
-        setOrder('');
+        setDraft({ ...draft, title: '', order: '' });
       },
     });
   };
@@ -154,31 +153,12 @@ function NewReason() {
           </select>
         )}
       </Field>
-      <TextInput
-        label="Title"
-        value={title}
-        onChange={(event) => {
-          setTitle(event.target.value);
-        }}
-        errors={errors.get('title')}
-      />
-      <TextInput
-        label="Order"
-        type="number"
-        inputMode="numeric"
-        min={0}
-        hint="Optional: lower comes first. Empty: after the last of its kind."
-        value={order}
-        onChange={(event) => {
-          setOrder(event.target.value);
-        }}
-        errors={errors.get('order')}
-      />
-      <Checkbox
-        label="Offer it to users now"
-        checked={active}
-        onChange={setActive}
-        errors={errors.get('active')}
+      <ReasonFields
+        draft={draft}
+        onChange={setDraft}
+        errors={errors}
+        orderHint="Optional: lower comes first. Empty: after the last of its kind."
+        activeLabel="Offer it to users now"
       />
       <FormProblem error={create.error} unplaced={errors.get('')} />
       <button type="submit" className="primary" disabled={create.isPending}>
