@@ -83,6 +83,7 @@ function documentOnlyServices(config: ResolvedConfig): HttpServices {
     chat: idle.chat,
     media: idle.media,
     commentPosting: idle.commentPosting,
+    hardwareIdKey: idle.hardwareIdKey,
     push: idle.push,
     postMedia: idle.postMedia,
     admin: idle.admin,

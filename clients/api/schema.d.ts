@@ -1161,7 +1161,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Registers the caller's device for pushes; the same (user, token) again changes nothing */
+        /** Registers the caller's device for pushes; the same (user, token, telemetry) again changes nothing */
         post: operations["registerDevice"];
         delete?: never;
         options?: never;
@@ -1876,10 +1876,12 @@ export interface components {
             /** @constant */
             platform: "mobile";
             token: string;
+            telemetry?: components["schemas"]["Telemetry"];
         } | {
             /** @constant */
             platform: "tma";
             token: string;
+            telemetry?: components["schemas"]["Telemetry"];
         };
         DeviceUnregistration: {
             token: string;
@@ -2318,6 +2320,17 @@ export interface components {
         };
         SupportTickets: {
             items: components["schemas"]["SupportTicketSummary"][];
+        };
+        /** @description What the device tells about itself, shown to the support team on the user's contact */
+        Telemetry: {
+            /** @description the host app's version, e.g. 4.2.0 (1187) */
+            appVersion?: string;
+            /** @description an id of the device: kept and sent on only as a keyed digest, never as given */
+            hardwareId?: string;
+            /** @description the operating system and its version, e.g. iOS 17.4 */
+            osVersion?: string;
+            /** @description the device's language, a BCP 47 tag such as en or pt-BR */
+            deviceLang?: string;
         };
         Unread: {
             conversations: number;
@@ -7995,6 +8008,7 @@ export interface operations {
                     text: string;
                     attachmentIds?: string[];
                     reasonId?: string;
+                    telemetry?: components["schemas"]["Telemetry"];
                 };
             };
         };
@@ -8615,8 +8629,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "platform": "tma",
-                 *       "token": "123456789"
+                 *       "platform": "mobile",
+                 *       "token": "fMEP0vJqS0:APA91bH2k7",
+                 *       "telemetry": {
+                 *         "appVersion": "4.2.0 (1187)",
+                 *         "hardwareId": "A1B2C3D4",
+                 *         "osVersion": "iOS 17.4",
+                 *         "deviceLang": "en-GB"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["DeviceRegistration"];

@@ -29,6 +29,7 @@ export interface ChatDeps {
     | 'me'
     | 'createTag'
     | 'tagConversation'
+    | 'updateContact'
   >;
   readonly contacts: ContactMapping;
   readonly cache: SupportCache;

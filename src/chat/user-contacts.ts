@@ -34,6 +34,30 @@ export async function saveUserContact(
     ON CONFLICT (user_id) DO NOTHING`);
 }
 
+/** The user's contact and the digest of the telemetry last written on it (null: none yet). */
+export async function contactTelemetryOf(
+  db: CommonQueryMethods,
+  userId: string,
+): Promise<{ readonly contactId: string; readonly telemetryDigest: string | null } | null> {
+  const row = await db.maybeOne(sql.type(
+    z.object({ contact_id: z.string(), telemetry_digest: z.string().nullable() }),
+  )`
+    SELECT contact_id, telemetry_digest FROM user_contacts WHERE user_id = ${userId}`);
+  return row === null ? null : { contactId: row.contact_id, telemetryDigest: row.telemetry_digest };
+}
+
+/** Remembers what was written on the contact, if the user still maps to it. */
+export async function saveContactTelemetry(
+  db: CommonQueryMethods,
+  userId: string,
+  contactId: string,
+  telemetryDigest: string,
+): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE user_contacts SET telemetry_digest = ${telemetryDigest}
+    WHERE user_id = ${userId} AND contact_id = ${contactId}`);
+}
+
 /**
  * Runs `body` while holding a lock on the user's contact, database-wide: replicas that meet a user's first
  * requests at once take turns, so one contact is created, not one each.

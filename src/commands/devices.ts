@@ -9,11 +9,18 @@ import {
 import type { Position } from '../events/envelope.ts';
 import { comparePositions } from '../events/envelope.ts';
 import type { EventStore } from '../events/store/port.ts';
+import { type DeviceTelemetry, sameTelemetry, telemetryOrNone } from '../lib/device-telemetry.ts';
 import { type CommandContext, type Decider, handleCommand } from './handler.ts';
 
+export interface RegisteredDevice {
+  readonly platform: Platform;
+  /** The newest telemetry the device told, if any. */
+  readonly telemetry: DeviceTelemetry | undefined;
+}
+
 export interface DevicesState {
-  /** Registered tokens and their platform. */
-  readonly tokens: ReadonlyMap<string, Platform>;
+  /** Registered tokens, their platform and telemetry. */
+  readonly tokens: ReadonlyMap<string, RegisteredDevice>;
 }
 
 export type DeviceCommand =
@@ -23,6 +30,8 @@ export type DeviceCommand =
       readonly token: string;
       /** Whether the devices list shows this token for this user now (it may have moved away). */
       readonly listed: boolean;
+      /** What the device tells about itself this time; absent keeps what it told before. */
+      readonly telemetry?: DeviceTelemetry | undefined;
     }
   | { readonly type: 'unregister'; readonly token: string; readonly reason: 'logout' | 'movedToAnotherUser' }
   | {
@@ -37,18 +46,30 @@ export const devicesDecider: Decider<DeviceCommand, DevicesState, DeviceEvent> =
 
   evolve(state, event) {
     const tokens = new Map(state.tokens);
-    if (event.type === 'deviceRegistered') tokens.set(event.data.token, event.data.platform);
-    else tokens.delete(event.data.token);
+    if (event.type === 'deviceRegistered') {
+      const { platform, telemetry } = event.data;
+      tokens.set(event.data.token, { platform, telemetry: telemetryOrNone(telemetry) });
+    } else tokens.delete(event.data.token);
     return { tokens };
   },
 
   decide(command, state) {
     switch (command.type) {
       case 'register': {
-        // The same (user, token) again changes nothing, unless another user took the token meanwhile.
-        if (state.tokens.get(command.token) === command.platform && command.listed) return [];
+        // The same (user, token) again changes nothing, unless another user took the token meanwhile or
+        // the device tells other telemetry. Each registration carries the device's newest telemetry whole,
+        // so the read table takes it from the last event alone.
+        const held = state.tokens.get(command.token);
+        const telemetry = telemetryOrNone(command.telemetry) ?? held?.telemetry;
+        const same = held?.platform === command.platform && sameTelemetry(held.telemetry, telemetry);
+        if (same && command.listed) return [];
         const { platform, token } = command;
-        return [{ type: 'deviceRegistered', data: { platform, token, provider: providerOf(platform) } }];
+        return [
+          {
+            type: 'deviceRegistered',
+            data: { platform, token, provider: providerOf(platform), ...(telemetry ? { telemetry } : {}) },
+          },
+        ];
       }
       case 'unregister':
         if (!state.tokens.has(command.token)) return [];
@@ -90,7 +111,13 @@ const handle = (store: EventStore, userId: string, command: DeviceCommand, conte
  */
 export async function registerDevice(
   deps: DevicesDependencies,
-  input: { readonly userId: string; readonly platform: Platform; readonly token: string },
+  input: {
+    readonly userId: string;
+    readonly platform: Platform;
+    readonly token: string;
+    /** Digested already: the raw hardware id never reaches an event. */
+    readonly telemetry?: DeviceTelemetry | undefined;
+  },
   context: CommandContext,
 ): Promise<{ readonly position: Position | null }> {
   const holders = await deps.holdersOf(input.token);
@@ -113,6 +140,7 @@ export async function registerDevice(
       platform: input.platform,
       token: input.token,
       listed: holders.includes(input.userId),
+      telemetry: input.telemetry,
     },
     context,
   );

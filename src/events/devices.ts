@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deviceTelemetrySchema } from '../lib/device-telemetry.ts';
 import type { DomainEvent, EventCodec } from './codec.ts';
 import { type RecordedEvent, streamName } from './envelope.ts';
 import type { Upcaster } from './upcasting.ts';
@@ -20,7 +21,13 @@ const token = z.string().min(1).max(4096);
 
 export const deviceRegistered = z.object({
   type: z.literal('deviceRegistered'),
-  data: z.object({ platform: platformSchema, token, provider: pushProviderSchema }),
+  data: z.object({
+    platform: platformSchema,
+    token,
+    provider: pushProviderSchema,
+    /** The newest telemetry of the device, the hardware id as a digest (absent when never told). */
+    telemetry: deviceTelemetrySchema.optional(),
+  }),
 });
 export const deviceUnregistered = z.object({
   type: z.literal('deviceUnregistered'),
@@ -41,7 +48,8 @@ export type DeviceEventType = DeviceEvent['type'];
 
 /**
  * Version 1 of deviceRegistered had no `provider`: the push service was implied by the platform. Version 2
- * names it, so a platform may one day be reached through another service without rewriting history.
+ * names it, so a platform may one day be reached through another service without rewriting history. Its
+ * `telemetry` came later, optional, so events without it are version 2 as they stand.
  */
 export const deviceUpcasters: readonly Upcaster[] = [
   {

@@ -62,6 +62,8 @@ export interface HttpServices {
   /** Signed links to post media and comment pictures, which clients load with no session. */
   readonly media: MediaLinks;
   readonly commentPosting: CommentPostingPorts;
+  /** Keys the digest of a device's hardware id (decision 047): the raw id is never kept or sent. */
+  readonly hardwareIdKey: string;
   /** Who is polling (a chat or ticket push waits for them), and pushes to many (system notices). */
   readonly push: { readonly presence: Presence; readonly broadcaster: PushBroadcaster };
   readonly postMedia: PostMediaPorts;

@@ -1,4 +1,5 @@
 import { type ComplaintNotesPort, complaintNotesProcessor } from './complaint-notes.ts';
+import { type ContactTelemetryPort, contactTelemetryProcessor } from './contact-telemetry.ts';
 import { type CsatNotesPort, csatNotesProcessor } from './csat-notes.ts';
 import { type BroadcastPort, postPushesProcessor } from './post-pushes.ts';
 import type { Processor } from './processor.ts';
@@ -11,14 +12,17 @@ export interface ProcessorPorts {
   readonly csatNotes: CsatNotesPort;
   /** A note at Intercom on the contact of a user who filed a complaint. */
   readonly complaintNotes: ComplaintNotesPort;
+  /** A device's telemetry on the user's contact at Intercom. */
+  readonly contactTelemetry: ContactTelemetryPort;
 }
 
 /**
- * Every processor the service runs: the push of a post published with `notify`, and the best-effort notes
- * at Intercom for ratings and complaints (spec rule 3).
+ * Every processor the service runs: the push of a post published with `notify`, the best-effort notes at
+ * Intercom for ratings and complaints (spec rule 3), and devices' telemetry on the users' contacts.
  */
 export const allProcessors = (ports: ProcessorPorts): readonly Processor[] => [
   postPushesProcessor(ports.broadcast),
   csatNotesProcessor(ports.csatNotes),
   complaintNotesProcessor(ports.complaintNotes),
+  contactTelemetryProcessor(ports.contactTelemetry),
 ];

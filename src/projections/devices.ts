@@ -1,6 +1,7 @@
 import { type CommonQueryMethods, type IdentifierSqlToken, sql } from 'slonik';
 import { DEVICES_CATEGORY, deviceCodec, userOfDevicesStream } from '../events/devices.ts';
 import type { RecordedEvent } from '../events/envelope.ts';
+import type { DeviceTelemetry } from '../lib/device-telemetry.ts';
 import type { Projection } from './projection.ts';
 
 /**
@@ -21,12 +22,14 @@ type TokenOutcome =
       readonly registeredAt: string;
       readonly updatedAt: string;
       readonly keepStoredSince: boolean;
+      /** From the last registration: each one carries the device's newest telemetry whole. */
+      readonly telemetry: DeviceTelemetry | undefined;
     };
 
 function register(
   before: TokenOutcome | undefined,
   userId: string,
-  device: { platform: string; provider: string },
+  device: { platform: string; provider: string; telemetry?: DeviceTelemetry | undefined },
   at: string,
 ): TokenOutcome {
   const sameHolder = before?.kind === 'held' && before.userId === userId ? before : undefined;
@@ -37,7 +40,9 @@ function register(
   return {
     kind: 'held',
     userId,
-    ...device,
+    platform: device.platform,
+    provider: device.provider,
+    telemetry: device.telemetry,
     registeredAt: sameHolder?.registeredAt ?? at,
     updatedAt: at,
     keepStoredSince,
@@ -71,6 +76,11 @@ function foldDeviceEvents(events: readonly RecordedEvent[]): ReadonlyMap<string,
 
 type Held = Extract<TokenOutcome, { kind: 'held' }>;
 const text = (values: readonly string[]) => sql.array([...values], 'text');
+const orNull = (values: readonly (string | undefined)[]) =>
+  sql.array(
+    values.map((v) => v ?? null),
+    'text',
+  );
 
 async function upsert(
   db: CommonQueryMethods,
@@ -80,20 +90,30 @@ async function upsert(
 ): Promise<void> {
   if (rows.length === 0) return;
   const since = overwriteSince ? sql.fragment`, registered_at = EXCLUDED.registered_at` : sql.fragment``;
+  const telemetry = (field: keyof DeviceTelemetry) => orNull(rows.map((r) => r.telemetry?.[field]));
   await db.query(sql.unsafe`
-    INSERT INTO ${devices} (user_id, token, platform, provider, registered_at, updated_at)
-    SELECT u, t, p, v, r::timestamptz, a::timestamptz
+    INSERT INTO ${devices} (user_id, token, platform, provider, registered_at, updated_at,
+      app_version, os_version, device_lang, hardware_id_digest)
+    SELECT u, t, p, v, r::timestamptz, a::timestamptz, av, ov, dl, hd
     FROM unnest(${text(rows.map((r) => r.userId))}, ${text(rows.map((r) => r.token))},
       ${text(rows.map((r) => r.platform))}, ${text(rows.map((r) => r.provider))},
-      ${text(rows.map((r) => r.registeredAt))}, ${text(rows.map((r) => r.updatedAt))}) AS x (u, t, p, v, r, a)
+      ${text(rows.map((r) => r.registeredAt))}, ${text(rows.map((r) => r.updatedAt))},
+      ${telemetry('appVersion')}, ${telemetry('osVersion')}, ${telemetry('deviceLang')},
+      ${telemetry('hardwareIdDigest')}) AS x (u, t, p, v, r, a, av, ov, dl, hd)
     ON CONFLICT (user_id, token) DO UPDATE
-    SET platform = EXCLUDED.platform, provider = EXCLUDED.provider, updated_at = EXCLUDED.updated_at ${since}`);
+    SET platform = EXCLUDED.platform, provider = EXCLUDED.provider, updated_at = EXCLUDED.updated_at,
+      app_version = EXCLUDED.app_version, os_version = EXCLUDED.os_version,
+      device_lang = EXCLUDED.device_lang, hardware_id_digest = EXCLUDED.hardware_id_digest ${since}`);
 }
 
-/** The `devices` read table: one row per (user, token), what push fan-out and the SDK's list read. */
+/**
+ * The `devices` read table: one row per (user, token), what push fan-out and the SDK's list read, with the
+ * device's newest telemetry (the hardware id only as its keyed digest, decision 047).
+ */
 export const devicesProjection: Projection<'devices'> = {
   name: 'devices',
-  version: 1,
+  // 2: the telemetry columns.
+  version: 2,
   categories: [DEVICES_CATEGORY],
   tables: ['devices'],
 
@@ -106,6 +126,10 @@ export const devicesProjection: Projection<'devices'> = {
         provider text NOT NULL,
         registered_at timestamptz NOT NULL,
         updated_at timestamptz NOT NULL,
+        app_version text,
+        os_version text,
+        device_lang text,
+        hardware_id_digest text,
         PRIMARY KEY (user_id, token)
       )`);
     // A token reaches one person. Unique, the planner also knows a token matches one row even before a

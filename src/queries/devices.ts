@@ -1,6 +1,7 @@
 import { type CommonQueryMethods, sql } from 'slonik';
 import { z } from 'zod';
 import { platformSchema, pushProviderSchema } from '../events/devices.ts';
+import { type DeviceTelemetry, telemetryOrNone } from '../lib/device-telemetry.ts';
 
 export const deviceRowSchema = z.object({
   userId: z.string(),
@@ -10,8 +11,15 @@ export const deviceRowSchema = z.object({
   registeredAt: z.date(),
   updatedAt: z.date(),
 });
-export type DeviceRow = z.infer<typeof deviceRowSchema>;
+export type DeviceRow = z.infer<typeof deviceRowSchema> & {
+  /** The device's newest telemetry, the hardware id as its digest; undefined when it never told any. */
+  readonly telemetry: DeviceTelemetry | undefined;
+};
 
+const optional = z
+  .string()
+  .nullable()
+  .transform((v) => v ?? undefined);
 const row = z
   .object({
     user_id: z.string(),
@@ -20,14 +28,24 @@ const row = z
     provider: pushProviderSchema,
     registered_at: z.coerce.date(),
     updated_at: z.coerce.date(),
+    app_version: optional,
+    os_version: optional,
+    device_lang: optional,
+    hardware_id_digest: optional,
   })
-  .transform((r) => ({
+  .transform((r): DeviceRow => ({
     userId: r.user_id,
     token: r.token,
     platform: r.platform,
     provider: r.provider,
     registeredAt: r.registered_at,
     updatedAt: r.updated_at,
+    telemetry: telemetryOrNone({
+      appVersion: r.app_version,
+      osVersion: r.os_version,
+      deviceLang: r.device_lang,
+      hardwareIdDigest: r.hardware_id_digest,
+    }),
   }));
 
 /** The users whose device lists show this token (normally one). */
@@ -39,7 +57,8 @@ export async function holdersOfToken(db: CommonQueryMethods, token: string): Pro
 /** A user's devices, oldest registration first: push fan-out reads this. */
 export async function devicesOfUser(db: CommonQueryMethods, userId: string): Promise<readonly DeviceRow[]> {
   return db.any(sql.type(row)`
-    SELECT user_id, token, platform, provider, registered_at, updated_at
+    SELECT user_id, token, platform, provider, registered_at, updated_at,
+      app_version, os_version, device_lang, hardware_id_digest
     FROM devices WHERE user_id = ${userId} ORDER BY registered_at, token`);
 }
 

@@ -145,6 +145,7 @@ export function createHttpServices(deps: AppParts): HttpServices {
       images: commentImages(storage, uploadCaps),
       hashKey: deriveKey(config.FILE_URL_SECRET, 'comment-rejection-hash'),
     },
+    hardwareIdKey: deriveKey(config.FILE_URL_SECRET, 'device-hardware-id'),
     postMedia: { store, media: postMedia(storage, uploadCaps) },
     admin: {
       tokens,

@@ -1,7 +1,9 @@
+import { writeContactTelemetry } from '../chat/contact-telemetry.ts';
 import { contactOfUser } from '../chat/user-contacts.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import type { IntercomClient } from '../integrations/intercom/client.ts';
 import type { ComplaintNotesPort } from '../processors/complaint-notes.ts';
+import type { ContactTelemetryPort } from '../processors/contact-telemetry.ts';
 import type { CsatNotesPort } from '../processors/csat-notes.ts';
 
 // The processors' notes at Intercom (spec rule 3: best effort), over the support services' client. The
@@ -75,5 +77,14 @@ export function intercomComplaintNotes(
   return {
     contactOf: (userId) => contactOfUser(pool, userId),
     noteOnContact: async (contactId, body) => intercom().addContactNote(contactId, body, await adminId()),
+  };
+}
+
+export function intercomContactTelemetry(
+  pool: DatabasePool,
+  intercom: IntercomOnceStarted,
+): ContactTelemetryPort {
+  return {
+    write: (userId, telemetry) => writeContactTelemetry({ pool, intercom: intercom() }, userId, telemetry),
   };
 }

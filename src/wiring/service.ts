@@ -16,7 +16,12 @@ import type { Processor } from '../processors/processor.ts';
 import type { Projection } from '../projections/projection.ts';
 import { type AppParts, assembleApp } from './app.ts';
 import { type EventSourcing, startEventSourcing } from './event-sourcing.ts';
-import { intercomComplaintNotes, intercomCsatNotes, intercomOnceStarted } from './provider-notes.ts';
+import {
+  intercomComplaintNotes,
+  intercomContactTelemetry,
+  intercomCsatNotes,
+  intercomOnceStarted,
+} from './provider-notes.ts';
 import { type PushOptions, type PushServices, startPush } from './push.ts';
 import { readinessChecks } from './readiness.ts';
 import { createStopStack } from './stop-stack.ts';
@@ -155,6 +160,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         broadcast: (...post) => push.broadcaster.broadcast(...post),
         csatNotes: intercomCsatNotes(intercom.get),
         complaintNotes: intercomComplaintNotes(pool, intercom.get),
+        contactTelemetry: intercomContactTelemetry(pool, intercom.get),
       },
     });
     stack.push('projections, processors and event store', () => eventSourcing.stop());

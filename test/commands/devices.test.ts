@@ -1,14 +1,26 @@
 import { describe, it } from 'vitest';
 import { devicesDecider } from '../../src/commands/devices.ts';
 import type { DeviceEvent } from '../../src/events/devices.ts';
+import type { DeviceTelemetry } from '../../src/lib/device-telemetry.ts';
 import { specFor } from '../support/decider.ts';
 
 const given = specFor(devicesDecider);
 
-const registered = (token: string, platform: 'mobile' | 'tma' = 'mobile'): DeviceEvent => ({
+const registered = (
+  token: string,
+  platform: 'mobile' | 'tma' = 'mobile',
+  telemetry?: DeviceTelemetry,
+): DeviceEvent => ({
   type: 'deviceRegistered',
-  data: { token, platform, provider: platform === 'mobile' ? 'fcm' : 'telegram' },
+  data: {
+    token,
+    platform,
+    provider: platform === 'mobile' ? 'fcm' : 'telegram',
+    ...(telemetry === undefined ? {} : { telemetry }),
+  },
 });
+const v1 = { appVersion: '4.1.0', osVersion: 'iOS 17.4', hardwareIdDigest: 'a1'.repeat(32) };
+const v2 = { appVersion: '4.2.0', osVersion: 'iOS 17.4', hardwareIdDigest: 'a1'.repeat(32) };
 const unregistered = (token: string, reason: 'logout' | 'movedToAnotherUser' = 'logout'): DeviceEvent => ({
   type: 'deviceUnregistered',
   data: { token, reason },
@@ -51,6 +63,47 @@ describe('devices decider: register', () => {
       .when({ type: 'register', platform: 'mobile', token: 'fcm-1', listed: false })
       .then([registered('fcm-1')]);
     given([registered('fcm-1'), rejected('fcm-1')])
+      .when({ type: 'register', platform: 'mobile', token: 'fcm-1', listed: false })
+      .then([registered('fcm-1')]);
+  });
+});
+
+describe('devices decider: telemetry', () => {
+  it('registers the telemetry a new device tells', () => {
+    given([])
+      .when({ type: 'register', platform: 'mobile', token: 'fcm-1', listed: false, telemetry: v1 })
+      .then([registered('fcm-1', 'mobile', v1)]);
+  });
+
+  it('registers nothing when a listed device tells the same telemetry again, or none', () => {
+    given([registered('fcm-1', 'mobile', v1)])
+      .when({ type: 'register', platform: 'mobile', token: 'fcm-1', listed: true, telemetry: { ...v1 } })
+      .then([]);
+    given([registered('fcm-1', 'mobile', v1)])
+      .when({ type: 'register', platform: 'mobile', token: 'fcm-1', listed: true })
+      .then([]);
+    given([registered('fcm-1', 'mobile', v1)])
+      .when({ type: 'register', platform: 'mobile', token: 'fcm-1', listed: true, telemetry: {} })
+      .then([]);
+  });
+
+  it('registers again with the new telemetry when it changed', () => {
+    given([registered('fcm-1', 'mobile', v1)])
+      .when({ type: 'register', platform: 'mobile', token: 'fcm-1', listed: true, telemetry: v2 })
+      .then([registered('fcm-1', 'mobile', v2)]);
+  });
+
+  it('carries the telemetry told before into a registration that tells none', () => {
+    given([registered('7', 'mobile', v1)])
+      .when({ type: 'register', platform: 'tma', token: '7', listed: true })
+      .then([registered('7', 'tma', v1)]);
+    given([registered('fcm-1', 'mobile', v1)])
+      .when({ type: 'register', platform: 'mobile', token: 'fcm-1', listed: false })
+      .then([registered('fcm-1', 'mobile', v1)]);
+  });
+
+  it('forgets the telemetry of a device once it is unregistered', () => {
+    given([registered('fcm-1', 'mobile', v1), unregistered('fcm-1')])
       .when({ type: 'register', platform: 'mobile', token: 'fcm-1', listed: false })
       .then([registered('fcm-1')]);
   });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { deviceCodec, devicesStream, type DeviceEvent } from '../../src/events/devices.ts';
 import type { RecordedEvent } from '../../src/events/envelope.ts';
+import type { DeviceTelemetry } from '../../src/lib/device-telemetry.ts';
 import { devicesProjection } from '../../src/projections/devices.ts';
 import { createGeneration, tablesOf } from '../../src/projections/projection.ts';
 import { useTestDatabase } from '../support/database.ts';
@@ -39,7 +40,10 @@ function recorded(event: DeviceEvent, userId: string, index: number): RecordedEv
   };
 }
 
-/** Registrations, moves, re-registrations, platform changes, unregistrations and rejections, mixed. */
+/**
+ * Registrations (with or without telemetry), moves, re-registrations, platform changes, unregistrations and
+ * rejections, mixed.
+ */
 function randomHistory(next: () => number, length: number): RecordedEvent[] {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
   return Array.from({ length }, (_, i) => {
@@ -47,11 +51,21 @@ function randomHistory(next: () => number, length: number): RecordedEvent[] {
     const token = pick(['1', '2', '3', '4']);
     const roll = next();
     const platform = pick(['mobile', 'tma'] as const);
+    const telemetry = pick<DeviceTelemetry | undefined>([
+      undefined,
+      { appVersion: '4.1.0', osVersion: 'iOS 17.4' },
+      { appVersion: '4.2.0', deviceLang: 'en-GB', hardwareIdDigest: 'ab'.repeat(32) },
+    ]);
     const event: DeviceEvent =
       roll < 0.55
         ? {
             type: 'deviceRegistered',
-            data: { token, platform, provider: platform === 'mobile' ? 'fcm' : 'telegram' },
+            data: {
+              token,
+              platform,
+              provider: platform === 'mobile' ? 'fcm' : 'telegram',
+              ...(telemetry === undefined ? {} : { telemetry }),
+            },
           }
         : roll < 0.9
           ? { type: 'deviceUnregistered', data: { token, reason: 'logout' } }
@@ -111,5 +125,33 @@ describe('devices projection', () => {
     expect(row).toMatchObject({ user_id: 'dee', platform: 'tma', provider: 'telegram' });
     expect(row?.registered_at.toISOString()).toBe('2026-01-01T00:00:00.000Z');
     expect(row?.updated_at.toISOString()).toBe('2026-01-01T00:00:05.000Z');
+  });
+
+  it('keeps the telemetry of the last registration, and none when it told none', async () => {
+    await createGeneration(db.pool, devicesProjection, 201);
+    const tables = tablesOf(devicesProjection, 201);
+    const register = (index: number, telemetry?: DeviceTelemetry) =>
+      recorded(
+        {
+          type: 'deviceRegistered',
+          data: { token: '77', platform: 'mobile', provider: 'fcm', ...(telemetry ? { telemetry } : {}) },
+        },
+        'eli',
+        index,
+      );
+    const telemetryOf = async () => {
+      const [row] = await rowsOf(201);
+      return row && [row.app_version, row.os_version, row.device_lang, row.hardware_id_digest];
+    };
+    await devicesProjection.apply(
+      db.pool,
+      [register(0, { appVersion: '1.0', osVersion: 'Android 14' })],
+      tables,
+    );
+    expect(await telemetryOf()).toEqual(['1.0', 'Android 14', null, null]);
+    await devicesProjection.apply(db.pool, [register(1, { appVersion: '1.1', deviceLang: 'de' })], tables);
+    expect(await telemetryOf()).toEqual(['1.1', null, 'de', null]);
+    await devicesProjection.apply(db.pool, [register(2)], tables);
+    expect(await telemetryOf()).toEqual([null, null, null, null]);
   });
 });

@@ -150,6 +150,7 @@ describe.skipIf(redis === null)('several processes, one service', () => {
     'processor:post-pushes',
     'processor:csat-notes',
     'processor:complaint-notes',
+    'processor:contact-telemetry',
     'job:publish-scheduled',
     'job:retention',
     'job:support-reconcile',

@@ -8,6 +8,10 @@ const deviceRow = z.object({
   provider: z.string(),
   registered_at: z.coerce.date(),
   updated_at: z.coerce.date(),
+  app_version: z.string().nullable(),
+  os_version: z.string().nullable(),
+  device_lang: z.string().nullable(),
+  hardware_id_digest: z.string().nullable(),
 });
 export type DeviceTableRow = z.infer<typeof deviceRow>;
 
@@ -17,5 +21,7 @@ export function deviceTableRows(
   table: IdentifierSqlToken,
 ): Promise<readonly DeviceTableRow[]> {
   return db.any(sql.type(deviceRow)`
-    SELECT user_id, token, platform, provider, registered_at, updated_at FROM ${table} ORDER BY token, user_id`);
+    SELECT user_id, token, platform, provider, registered_at, updated_at,
+      app_version, os_version, device_lang, hardware_id_digest
+    FROM ${table} ORDER BY token, user_id`);
 }

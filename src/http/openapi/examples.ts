@@ -136,7 +136,18 @@ export const examples: Readonly<Record<string, Examples>> = {
     request: { targetType: 'conversation', targetId: '1002', rating: 5, comment: 'Quick and kind.' },
     responses: { 201: { id: ratingId, targetType: 'conversation', targetId: '1002', rating: 5 } },
   },
-  registerDevice: { request: { platform: 'tma', token: '123456789' } },
+  registerDevice: {
+    request: {
+      platform: 'mobile',
+      token: 'fMEP0vJqS0:APA91bH2k7',
+      telemetry: {
+        appVersion: '4.2.0 (1187)',
+        hardwareId: 'A1B2C3D4',
+        osVersion: 'iOS 17.4',
+        deviceLang: 'en-GB',
+      },
+    },
+  },
   updateNotificationSettings: {
     request: { systemNotices: false },
     responses: { 200: { chatMessages: true, ticketUpdates: true, systemNotices: false } },

@@ -99,6 +99,11 @@ export interface UserReply extends NewConversation {
   readonly conversationId: string;
 }
 
+/** What the app changes on a contact: custom attributes only (the workspace defines them). */
+export interface ContactUpdate {
+  readonly customAttributes: Readonly<Record<string, string | null>>;
+}
+
 export interface ExistingContact {
   readonly id: string;
   readonly archived: boolean;
@@ -257,6 +262,22 @@ export function createIntercomClient(options: IntercomClientOptions) {
       call(
         'write',
         { method: 'POST', route: '/contacts', body: { role: 'user', external_id: externalId } },
+        contactSchema,
+      ),
+
+    /**
+     * Sets custom attributes of a contact (`PUT /contacts/{id}`): the keys given change, the others stay; a
+     * null clears one. A contact Intercom does not know is `not_found`.
+     */
+    updateContact: (contactId: string, update: ContactUpdate): Promise<Contact> =>
+      call(
+        'write',
+        {
+          method: 'PUT',
+          route: '/contacts/{id}',
+          params: { id: contactId },
+          body: { custom_attributes: { ...update.customAttributes } },
+        },
         contactSchema,
       ),
 

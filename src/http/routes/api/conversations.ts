@@ -7,6 +7,7 @@ import {
   sendMessage,
 } from '../../../chat/conversations.ts';
 import { closeConversation } from '../../../chat/conversation-close.ts';
+import { reportContactTelemetry } from '../../../chat/contact-telemetry.ts';
 import { conversationSchema, conversationSummarySchema } from '../../../chat/conversation-views.ts';
 import { createCsatRatings } from '../../../queries/csat.ts';
 import { userOf } from '../../plugins/auth.ts';
@@ -14,6 +15,7 @@ import { replyToProviderRecord } from '../../poll-freshness.ts';
 import { notModified, pollHeaders, sessionSecurity } from './conventions.ts';
 import { providerId, supportErrors, supportTags } from './support-schemas.ts';
 import { blockText, idText } from '../../../lib/text-rules.ts';
+import { keptTelemetry, telemetrySchema } from './device-telemetry.ts';
 
 const params = z.object({ id: providerId });
 const tags = supportTags;
@@ -26,6 +28,7 @@ const newMessage = z
     text: blockText({ max: 10_000 }),
     attachmentIds: z.array(z.uuid()).max(10).optional(),
     reasonId: idText({ max: 100 }).optional(),
+    telemetry: telemetrySchema.optional(),
   })
   .refine((body) => body.conversationId === undefined || body.reasonId === undefined, {
     message: 'a reason is given when opening a request, not in a reply',
@@ -33,7 +36,7 @@ const newMessage = z
   });
 
 export const conversationsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { chat, config } = app.services;
+  const { chat, config, hardwareIdKey } = app.services;
   const pollMs = config.POLL_CHAT_MS;
   // The `rated` overlay (decision 029): each user's ratings, read again only after they rate.
   const ratings = createCsatRatings(app.services.pool, app.services.changes, 'conversation');
@@ -101,7 +104,15 @@ export const conversationsRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
     },
-    async (request, reply) => reply.code(201).send(await sendMessage(chat, userOf(request), request.body)),
+    async (request, reply) => {
+      const userId = userOf(request);
+      const { telemetry, ...message } = request.body;
+      const sent = await sendMessage(chat, userId, message);
+      // After the message, so that a first request has its contact; written only when it changed.
+      const kept = keptTelemetry(telemetry, hardwareIdKey);
+      if (kept !== undefined) await reportContactTelemetry(chat, userId, kept);
+      return reply.code(201).send(sent);
+    },
   );
 
   app.post(

@@ -7,6 +7,7 @@ import { userOf } from '../../plugins/auth.ts';
 import { problemSchema } from '../../problem.ts';
 import { idempotencyKeyHeader as idempotencyKey, sessionSecurity as security } from './conventions.ts';
 import { idText } from '../../../lib/text-rules.ts';
+import { keptTelemetry, telemetrySchema } from './device-telemetry.ts';
 
 // An FCM registration token is a long opaque string; a messenger chat id is an integer.
 const mobileToken = z.string().regex(/^[\x21-\x7e]{1,4096}$/, 'must be 1-4096 visible ASCII characters');
@@ -14,8 +15,12 @@ const chatId = z.string().regex(/^-?\d{1,20}$/, 'must be the messenger chat id (
 
 const registerBody = z
   .discriminatedUnion('platform', [
-    z.strictObject({ platform: z.literal('mobile'), token: mobileToken }),
-    z.strictObject({ platform: z.literal('tma'), token: chatId }),
+    z.strictObject({
+      platform: z.literal('mobile'),
+      token: mobileToken,
+      telemetry: telemetrySchema.optional(),
+    }),
+    z.strictObject({ platform: z.literal('tma'), token: chatId, telemetry: telemetrySchema.optional() }),
   ])
   .meta({ id: 'DeviceRegistration' });
 const unregisterBody = z.strictObject({ token: idText({ max: 4096 }) }).meta({ id: 'DeviceUnregistration' });
@@ -31,7 +36,7 @@ const tags = ['devices'];
 const DEVICE_PROJECTIONS = ['devices'];
 
 export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { pool, store, waiter } = app.services;
+  const { pool, store, waiter, hardwareIdKey } = app.services;
   const holdersOf = (token: string) => holdersOfToken(pool, token);
 
   app.post(
@@ -42,16 +47,18 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'registerDevice',
         tags,
         security,
-        summary: "Registers the caller's device for pushes; the same (user, token) again changes nothing",
+        summary:
+          "Registers the caller's device for pushes; the same (user, token, telemetry) again changes nothing",
         headers: idempotencyKey,
         body: registerBody,
         response: { 200: z.object({ registered: z.literal(true) }), ...errors },
       },
     },
     async (request) => {
+      const { platform, token, telemetry } = request.body;
       const { position } = await registerDevice(
         { store, holdersOf },
-        { userId: userOf(request), ...request.body },
+        { userId: userOf(request), platform, token, telemetry: keptTelemetry(telemetry, hardwareIdKey) },
         userCommandContext(request),
       );
       await waiter.waitFor(DEVICE_PROJECTIONS, position);

@@ -9,6 +9,7 @@ import {
   searchableContacts,
   setArchived,
   tagContact,
+  updateCustomAttributes,
 } from './contacts.ts';
 import type { SandboxContext } from './context.ts';
 import { invalid, parse } from './errors.ts';
@@ -25,6 +26,13 @@ const newContact = z.object({
   external_id: z.string().min(1).optional(),
   email: z.string().min(1).optional(),
   name: z.string().optional(),
+});
+
+/** Intercom's update takes more fields (name, email, ...); the sandbox keeps custom attributes only. */
+const contactUpdate = z.looseObject({
+  custom_attributes: z
+    .record(z.string().min(1), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+    .nullish(),
 });
 
 const contactFields: Fields<Contact> = {
@@ -70,6 +78,12 @@ export function contactRoutes(app: FastifyInstance, { state }: SandboxContext): 
       total_count: page.totalCount,
       pages: page.pages,
     };
+  });
+
+  app.put('/contacts/:id', async (request) => {
+    const { id } = parse(idParams, request.params);
+    const body = parse(contactUpdate, request.body);
+    return renderContact(updateCustomAttributes(state, id, body.custom_attributes ?? {}));
   });
 
   app.post('/contacts/:id/archive', async (request) => {

@@ -6,6 +6,7 @@ import {
   type AppliedTag,
   type Author,
   type Contact,
+  type CustomAttribute,
   type Note,
   type SandboxState,
   type Tag,
@@ -44,6 +45,7 @@ export function createContact(state: SandboxState, input: NewContact): Contact {
     archived: false,
     tags: [],
     noteIds: [],
+    customAttributes: {},
     searchableFrom: state.now() + state.searchLagMs,
   };
   state.contacts.set(contact.id, contact);
@@ -68,6 +70,25 @@ export function findByExternalId(state: SandboxState, externalId: string): Conta
 export function searchableContacts(state: SandboxState): Contact[] {
   const now = state.now();
   return [...state.contacts.values()].filter((contact) => !contact.archived && contact.searchableFrom <= now);
+}
+
+/**
+ * `PUT /contacts/{id}` with `custom_attributes`: the keys given change, the others stay, and a null
+ * removes one, as in Intercom.
+ */
+export function updateCustomAttributes(
+  state: SandboxState,
+  id: string,
+  attributes: Readonly<Record<string, CustomAttribute | null>>,
+): Contact {
+  const contact = requireContact(state, id);
+  const merged = { ...contact.customAttributes, ...attributes };
+  contact.customAttributes = Object.fromEntries(
+    Object.entries(merged).filter((entry): entry is [string, CustomAttribute] => entry[1] !== null),
+  );
+  contact.updatedAt = seconds(state);
+  state.changed();
+  return contact;
 }
 
 export function setArchived(state: SandboxState, id: string, archived: boolean): Contact {

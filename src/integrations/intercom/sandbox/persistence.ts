@@ -47,6 +47,8 @@ const contact = z.object({
   archived: z.boolean(),
   tags: z.array(appliedTag),
   noteIds: z.array(numericId),
+  // Absent in files saved before the sandbox kept custom attributes: those read as none.
+  customAttributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
   searchableFrom: z.number().min(0),
 });
 const note = z.object({

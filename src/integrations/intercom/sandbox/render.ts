@@ -116,7 +116,7 @@ export function renderContact(contact: Contact): Record<string, unknown> {
     ios_os_version: null,
     ios_sdk_version: null,
     ios_last_seen_at: null,
-    custom_attributes: {},
+    custom_attributes: { ...contact.customAttributes },
     tags: {
       type: 'list',
       data: contact.tags.map(({ tagId }) => ({ type: 'tag', id: tagId, url: `/tags/${tagId}` })),

@@ -83,9 +83,14 @@ export interface Contact {
   archived: boolean;
   readonly tags: AppliedTag[];
   readonly noteIds: string[];
+  /** What `PUT /contacts/{id}` set under `custom_attributes` (a null there removes the key). */
+  customAttributes: Readonly<Record<string, CustomAttribute>>;
   /** When the contact shows up in search (milliseconds). */
   readonly searchableFrom: number;
 }
+
+/** Intercom's custom attributes hold strings, numbers and booleans. */
+export type CustomAttribute = string | number | boolean;
 
 export interface Note {
   readonly id: string;

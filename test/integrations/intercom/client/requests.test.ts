@@ -22,6 +22,7 @@ describe('requests', () => {
       .on('POST /contacts/search', { body: page('list', 'data', [contact], null) })
       .on('POST /contacts', { body: contact })
       .on('POST /contacts/c1/unarchive', { body: { type: 'contact', id: 'c1', archived: false } })
+      .on('PUT /contacts/c1', { body: { ...contact, custom_attributes: { app_version: '4.2.0' } } })
       .on('POST /conversations', { body: message })
       .on('POST /conversations/1295/reply', { body: conversation })
       .on('GET /conversations/1295', { body: conversation })
@@ -45,6 +46,10 @@ describe('requests', () => {
     expect((await client.searchContactsByExternalId('user-70')).map((c) => c.id)).toEqual([contact.id]);
     expect((await client.createContact('user-70')).id).toBe(contact.id);
     expect(await client.unarchiveContact('c1')).toMatchObject({ id: 'c1', archived: false });
+    const updated = await client.updateContact('c1', {
+      customAttributes: { app_version: '4.2.0', device_lang: null },
+    });
+    expect(updated).toMatchObject({ custom_attributes: { app_version: '4.2.0' } });
     const created = await client.createConversation({
       contactId: 'c1',
       body: '<p>Hi</p>',
@@ -88,6 +93,7 @@ describe('requests', () => {
       ['POST', '/contacts/search', { query: { field: 'external_id', operator: '=', value: 'user-70' } }],
       ['POST', '/contacts', { role: 'user', external_id: 'user-70' }],
       ['POST', '/contacts/c1/unarchive', undefined],
+      ['PUT', '/contacts/c1', { custom_attributes: { app_version: '4.2.0', device_lang: null } }],
       [
         'POST',
         '/conversations',

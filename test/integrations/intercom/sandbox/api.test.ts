@@ -120,6 +120,21 @@ describe('contacts', () => {
     });
     expect((await call(sandbox, 'POST', `/contacts/${contact.body.id}/tags`, { id: '1' })).status).toBe(404);
   });
+
+  it('keeps custom attributes a contact update sets, shows them, and clears one set to null', async () => {
+    const contact = await call(sandbox, 'POST', '/contacts', { role: 'user', external_id: 'u3' });
+    const path = `/contacts/${contact.body.id}`;
+    const first = await call(sandbox, 'PUT', path, {
+      custom_attributes: { app_version: '4.2.0', os_version: 'iOS 17.4' },
+    });
+    expect(first.status).toBe(200);
+    expect(first.body.custom_attributes).toEqual({ app_version: '4.2.0', os_version: 'iOS 17.4' });
+    await call(sandbox, 'PUT', path, { custom_attributes: { os_version: null, device_lang: 'en' } });
+    const found = await call(sandbox, 'GET', '/contacts/find_by_external_id/u3');
+    expect(found.body.custom_attributes).toEqual({ app_version: '4.2.0', device_lang: 'en' });
+    expect((await call(sandbox, 'PUT', path, { custom_attributes: 'x' })).status).toBe(400);
+    expect((await call(sandbox, 'PUT', '/contacts/0123456789abcdef01234567', {})).status).toBe(404);
+  });
 });
 
 describe('conversations', () => {

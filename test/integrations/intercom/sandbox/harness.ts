@@ -49,6 +49,7 @@ export interface Body {
   readonly tags: { readonly tags: readonly unknown[] };
   readonly conversation_parts: { readonly conversation_parts: readonly [PartBody, ...PartBody[]] };
   readonly ticket_parts: { readonly ticket_parts: readonly PartBody[] };
+  readonly custom_attributes: Readonly<Record<string, unknown>>;
 }
 
 /** A webhook envelope, as far as the tests read it. */

@@ -200,6 +200,15 @@ describe.skipIf(!spec)('Intercom sandbox answers match the 2.15 OpenAPI file', (
         }),
     ],
     [
+      '/contacts/{contact_id}',
+      'put',
+      200,
+      () =>
+        call(sandbox, 'PUT', `/contacts/${ids.contactId}`, {
+          custom_attributes: { app_version: '4.2.0', device_lang: null },
+        }),
+    ],
+    [
       '/contacts/{contact_id}/archive',
       'post',
       200,
