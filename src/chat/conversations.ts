@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import { forbidden, notFound } from '../lib/domain-error.ts';
 import { findFile } from '../files/file-records.ts';
 import type { DatabasePool } from '../db/pool.ts';
+import type { DeviceTelemetry } from '../lib/device-telemetry.ts';
+import { reportContactTelemetry } from './contact-telemetry.ts';
 import { activeReasons } from './reasons.ts';
 import type { SupportReads } from './support-reads.ts';
 import { signedFileUrl } from '../files/signed-urls.ts';
@@ -219,6 +221,8 @@ export interface NewMessage {
   readonly text: string;
   readonly attachmentIds?: readonly string[] | undefined;
   readonly reasonId?: string | undefined;
+  /** What the device told about itself: written on the contact when it changed (decision 047). */
+  readonly telemetry?: DeviceTelemetry | undefined;
 }
 
 export interface SentMessage {
@@ -233,6 +237,13 @@ export interface SentMessage {
  * surfaces as the API's problem (503 with Retry-After), so nothing is dropped silently.
  */
 export async function sendMessage(deps: ChatDeps, userId: string, input: NewMessage): Promise<SentMessage> {
+  const sent = await deliverMessage(deps, userId, input);
+  // After the message, so that a first request has its contact; best effort, and only when it changed.
+  if (input.telemetry !== undefined) await reportContactTelemetry(deps, userId, input.telemetry);
+  return sent;
+}
+
+async function deliverMessage(deps: ChatDeps, userId: string, input: NewMessage): Promise<SentMessage> {
   const reason = await reasonTitle(deps.pool, input);
   const attachmentUrls = await attachmentLinks(deps, userId, input.attachmentIds ?? []);
   const body = userTextToHtml(input.text);

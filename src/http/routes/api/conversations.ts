@@ -7,7 +7,6 @@ import {
   sendMessage,
 } from '../../../chat/conversations.ts';
 import { closeConversation } from '../../../chat/conversation-close.ts';
-import { reportContactTelemetry } from '../../../chat/contact-telemetry.ts';
 import { conversationSchema, conversationSummarySchema } from '../../../chat/conversation-views.ts';
 import { createCsatRatings } from '../../../queries/csat.ts';
 import { userOf } from '../../plugins/auth.ts';
@@ -105,13 +104,9 @@ export const conversationsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const userId = userOf(request);
       const { telemetry, ...message } = request.body;
-      const sent = await sendMessage(chat, userId, message);
-      // After the message, so that a first request has its contact; written only when it changed.
-      const kept = keptTelemetry(telemetry, hardwareIdKey);
-      if (kept !== undefined) await reportContactTelemetry(chat, userId, kept);
-      return reply.code(201).send(sent);
+      const input = { ...message, telemetry: keptTelemetry(telemetry, hardwareIdKey) };
+      return reply.code(201).send(await sendMessage(chat, userOf(request), input));
     },
   );
 
