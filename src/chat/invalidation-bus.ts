@@ -4,22 +4,30 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 
 const CHANNEL = 'support-cache:invalidate';
+/** Keys per message, within what a receiver accepts. */
+const MAX_KEYS = 1_000;
 const message = z.object({
   origin: z.string(),
-  keys: z.array(z.string()).max(1_000).optional(),
+  keys: z.array(z.string()).max(MAX_KEYS).optional(),
   /** Everything: the sender could not share some invalidations while Redis was away from it. */
   all: z.literal(true).optional(),
+  /** Drop the keys' copies rather than make them old (an erasure); older replicas just invalidate them. */
+  forget: z.literal(true).optional(),
 });
 
 export interface InvalidationBus {
   /** Runs `apply` here at once and, through Redis, on every other replica. */
   publish(keys: readonly string[]): Promise<void>;
+  /** Runs `forget` here at once and, through Redis, on every other replica. */
+  forget(keys: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 
 export interface InvalidationTargets {
   /** Makes these keys' copies old. */
   apply(keys: readonly string[]): void;
+  /** Drops these keys' copies. */
+  forget(keys: readonly string[]): void;
   /** Makes every copy old: invalidations may have been missed. */
   applyAll(): void;
 }
@@ -42,6 +50,10 @@ export async function createInvalidationBus(
     return {
       publish(keys) {
         targets.apply(keys);
+        return Promise.resolve();
+      },
+      forget(keys) {
+        targets.forget(keys);
         return Promise.resolve();
       },
       close: () => Promise.resolve(),
@@ -74,6 +86,7 @@ export async function createInvalidationBus(
     }
     if (parsed.origin === origin) return;
     if (parsed.all === true) targets.applyAll();
+    else if (parsed.forget === true) targets.forget(parsed.keys ?? []);
     else targets.apply(parsed.keys ?? []);
   });
   const send = async (body: Omit<z.infer<typeof message>, 'origin'>) => {
@@ -105,6 +118,15 @@ export async function createInvalidationBus(
       targets.apply(keys);
       if (owed) settle();
       else await send({ keys: [...keys] });
+    },
+    // A replica that misses this keeps its copies until their TTL; no caller can read them meanwhile, since
+    // the erased contact is nobody's any more.
+    async forget(keys) {
+      targets.forget(keys);
+      settle();
+      for (let at = 0; at < keys.length; at += MAX_KEYS) {
+        await send({ keys: keys.slice(at, at + MAX_KEYS), forget: true });
+      }
     },
     async close() {
       redis.off('ready', settle);

@@ -104,3 +104,21 @@ export async function deleteFinishedNotifications(pool: DatabasePool, before: Da
     if (n < SLICE) return deleted;
   }
 }
+
+/**
+ * Deletes the inbox rows that name an erased contact, answering how many went. A pending row that also
+ * names another contact stays, for that contact's effects; it finds no user for this one.
+ */
+export async function forgetContactNotifications(db: CommonQueryMethods, contactId: string): Promise<number> {
+  // No index serves this: erasures are rare, and retention keeps the table to about a week of webhooks.
+  return db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    WITH gone AS (
+      DELETE FROM processed_events
+      WHERE (notification @> ${sql.jsonb({ contactId })} OR notification @> ${sql.jsonb({ contactIds: [contactId] })})
+        AND (processed_at IS NOT NULL OR failed_at IS NOT NULL
+          OR NOT EXISTS (
+            SELECT 1 FROM jsonb_array_elements_text(notification -> 'contactIds') AS other (id)
+            WHERE other.id <> ${contactId}))
+      RETURNING 1)
+    SELECT count(*)::int AS n FROM gone`);
+}

@@ -31,8 +31,10 @@ export interface ReadCache<T> {
   invalidate(key: string): void;
   /** `invalidate` for every key at once: invalidations may have been missed. */
   invalidateAll(): void;
-  /** Forgets every copy (a contact wiped in development). */
+  /** Forgets the copy (an erased contact's), so that not even an outage answers it again. */
   delete(key: string): void;
+  /** The copy held, if any, without loading or counting as a use. */
+  peek(key: string): T | undefined;
 }
 
 /**
@@ -56,6 +58,8 @@ export function createReadCache<T extends object>(options: ReadCacheOptions<T>):
     ttl: options.ttlMs,
     perf: { now },
     noDeleteOnFetchRejection: true,
+    // A load under way when its key is deleted still answers its readers, who then find it outdated.
+    ignoreFetchAbort: true,
     fetchMethod: async (key) => {
       clock += 1;
       const startedAt = clock;
@@ -86,18 +90,22 @@ export function createReadCache<T extends object>(options: ReadCacheOptions<T>):
     }
   }
 
+  function invalidate(key: string): void {
+    clock += 1;
+    invalidatedAt.set(key, clock);
+  }
+
   return {
     read,
-    invalidate(key) {
-      clock += 1;
-      invalidatedAt.set(key, clock);
-    },
+    invalidate,
     invalidateAll() {
       clock += 1;
       allInvalidatedAt = clock;
     },
     delete(key) {
+      invalidate(key);
       entries.delete(key);
     },
+    peek: (key) => entries.peek(key, { allowStale: true })?.value,
   };
 }

@@ -53,11 +53,23 @@ export interface ContactList<T> {
   readonly items: readonly T[];
 }
 
+/** An erased contact's part of the cache: its lists, and the conversations and tickets known to be theirs. */
+export interface SupportForgetting {
+  readonly contactIds: readonly string[];
+  readonly conversationIds: readonly string[];
+  readonly ticketIds: readonly string[];
+}
+
 export interface SupportCache extends SupportCacheInvalidator {
   conversation(id: string): Promise<CachedRead<OwnedConversation>>;
   conversations(contactId: string): Promise<CachedRead<ContactList<ConversationListItem>>>;
   ticket(id: string): Promise<CachedRead<OwnedTicket>>;
   tickets(contactId: string): Promise<CachedRead<ContactList<Ticket>>>;
+  /**
+   * Drops the copies, here and on every replica, not even kept as an outage's fallback; each replica also
+   * drops the conversations and tickets its copies of the contacts' lists name.
+   */
+  forget(what: SupportForgetting): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -167,6 +179,18 @@ export async function createSupportCache(options: SupportCacheOptions): Promise<
       applyAll: () => {
         for (const cache of Object.values(caches)) cache.invalidateAll();
       },
+      forget: (keys) => {
+        const listed = keys.flatMap((key) => {
+          const [kind, id] = splitKey(key);
+          if (kind === 'conversations') return idsOf(conversations.peek(id)).map((c) => `conversation:${c}`);
+          if (kind === 'tickets') return idsOf(tickets.peek(id)).map((t) => `ticket:${t}`);
+          return [];
+        });
+        for (const key of [...keys, ...listed]) {
+          const [kind, id] = splitKey(key);
+          if (kind !== null) caches[kind].delete(id);
+        }
+      },
     },
     options.redis,
     options.logger,
@@ -183,9 +207,18 @@ export async function createSupportCache(options: SupportCacheOptions): Promise<
       if (change.ticketId !== undefined) keys.push(`ticket:${change.ticketId}`);
       return bus.publish(keys);
     },
+    forget: (what) =>
+      bus.forget([
+        ...what.contactIds.flatMap((id) => [`conversations:${id}`, `tickets:${id}`]),
+        ...what.conversationIds.map((id) => `conversation:${id}`),
+        ...what.ticketIds.map((id) => `ticket:${id}`),
+      ]),
     close: () => bus.close(),
   };
 }
+
+const idsOf = (list: ContactList<{ readonly id: string }> | undefined) =>
+  list?.items.map((item) => item.id) ?? [];
 
 type Kind = 'conversation' | 'ticket' | 'conversations' | 'tickets';
 const KINDS: ReadonlySet<string> = new Set<Kind>(['conversation', 'ticket', 'conversations', 'tickets']);

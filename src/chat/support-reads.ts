@@ -83,7 +83,7 @@ export async function markTicketSeen(
       WHERE ticket_reads.seen_updated_at < EXCLUDED.seen_updated_at`);
 }
 
-/** Development only: forgets a user's read markers with their contact. */
+/** Forgets a user's read markers with their contact (the development wipe, an erasure). */
 export async function forgetSupportReads(db: CommonQueryMethods, userId: string): Promise<void> {
   await db.query(sql.unsafe`DELETE FROM conversation_reads WHERE user_id = ${userId}`);
   await db.query(sql.unsafe`DELETE FROM ticket_reads WHERE user_id = ${userId}`);
@@ -100,6 +100,8 @@ export interface SupportReads {
   ): Promise<void>;
   /** Writes only when the marker moves: a poll of a ticket already seen costs no statement. */
   markTicketSeen(userId: string, ticketId: string, updatedAt: string): Promise<void>;
+  /** The user's markers were deleted elsewhere (an erasure): no replica answers its copy of them again. */
+  forget(userId: string): void;
 }
 
 /** Users whose markers this process keeps in memory, per kind. */
@@ -147,5 +149,6 @@ export function supportReads(pool: DatabasePool, stamps: ChangeStamps): SupportR
       await markTicketSeen(pool, userId, ticketId, updatedAt);
       moved(userId);
     },
+    forget: moved,
   };
 }

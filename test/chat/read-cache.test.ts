@@ -90,6 +90,26 @@ describe('read cache', () => {
     source.fail = false;
     expect((await cache.read('a')).stale).toBe(false);
   });
+
+  it('forgets a copy on delete: an outage then has none to answer, and a load it drops is read afresh', async () => {
+    const source = controlledLoad();
+    const cache = createReadCache({ ttlMs: 60_000, max: 100, load: (k) => source.load(k) });
+    await cache.read('a');
+    expect(cache.peek('a')).toEqual({ key: 'a', version: 0 });
+    cache.delete('a');
+    expect(cache.peek('a')).toBeUndefined();
+    source.fail = true;
+    await expect(cache.read('a')).rejects.toThrow('provider down');
+    source.fail = false;
+
+    const release = source.hold();
+    const running = cache.read('a'); // reads version 0, held
+    source.bump();
+    cache.delete('a');
+    release();
+    expect((await running).value.version).toBe(1);
+    expect(cache.peek('a')).toEqual({ key: 'a', version: 1 });
+  });
 });
 
 const redis = await connectTestRedis('support cache invalidation through Redis');
@@ -129,6 +149,40 @@ describe.skipIf(redis === null)('support cache shared by replicas through Redis'
       expect(seen.stale).toBe(false);
       expect(sandboxCalls(sandbox, 'GET', `/conversations/${id}`) - before).toBe(1);
     } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('a forget on one replica drops the copies of the other, the conversations its lists name included', async () => {
+    const logger = createLogger('silent');
+    const client = () =>
+      createIntercomClient({ baseUrl: sandbox.url, accessToken: 'token', logger, retryInitialDelayMs: 1 });
+    const contact = await client().createContact(`forget-${Date.now()}`);
+    const { conversation_id: id } = await client().createConversation({ contactId: contact.id, body: 'hi' });
+    const [a, b] = await Promise.all(
+      [0, 1].map(() =>
+        createSupportCache({ intercom: client(), logger, redis: redis ?? undefined, ttlMs: 60_000 }),
+      ),
+    );
+    if (!a || !b) throw new Error('no caches');
+    try {
+      expect((await b.conversations(contact.id)).value.items.map((c) => c.id)).toEqual([id]);
+      expect((await b.conversation(id)).value.found).toBe(true);
+      sandbox.operator.failFor(60_000, { status: 503 });
+      // Only the contact is named: b finds the conversation in its own copy of the list.
+      await a.forget({ contactIds: [contact.id], conversationIds: [], ticketIds: [] });
+      const failed = (read: Promise<unknown>) =>
+        read.then(
+          () => false,
+          () => true,
+        );
+      await eventually(
+        () => failed(b.conversation(id)),
+        (dropped) => dropped,
+      );
+      expect(await failed(b.conversations(contact.id))).toBe(true);
+    } finally {
+      sandbox.operator.clearFaults();
       await Promise.all([a.close(), b.close()]);
     }
   });

@@ -103,7 +103,9 @@ describe('support devtools', () => {
     expect(await devicesOfUser(service.db.pool, 'oto')).toEqual([]);
     expect(sandbox().state.contacts.has(contactId ?? '')).toBe(false);
     expect((await api.get('oto', '/conversations')).json).toEqual({ items: [] });
-    expect((await api.get('oto', `/conversations/${conversationId}`)).status).toBe(403);
+    // As in Intercom, the contact's conversations went with it.
+    expect(sandbox().state.conversations.has(conversationId)).toBe(false);
+    expect((await api.get('oto', `/conversations/${conversationId}`)).status).toBe(404);
 
     // The next message makes a new contact.
     expect((await api.post('oto', '/conversations', { text: 'second life' })).status).toBe(201);

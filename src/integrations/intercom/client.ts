@@ -16,6 +16,7 @@ import {
   conversationListSchema,
   conversationSchema,
   createdMessageSchema,
+  deletedContactSchema,
   tagSchema,
   ticketListSchema,
   ticketPartSchema,
@@ -119,6 +120,9 @@ export function parseExistingContactId(message: string | undefined): ExistingCon
   if (id === undefined || message === undefined) return null;
   return { id, archived: /\barchived\b/i.test(message) };
 }
+
+/** How a contact deletion ended: deleted now, or already gone (deleted before, or never there). */
+export type ContactDeletion = 'deleted' | 'absent';
 
 /** What the app reads of a note it wrote (`POST /contacts/{id}/notes`). */
 const contactNoteSchema = z.looseObject({ type: z.literal('note'), id: z.coerce.string() });
@@ -287,6 +291,25 @@ export function createIntercomClient(options: IntercomClientOptions) {
         { method: 'POST', route: '/contacts/{id}/unarchive', params: { id: contactId } },
         unarchivedContactSchema,
       ),
+
+    /**
+     * Deletes the contact (`DELETE /contacts/{id}`); Intercom removes its conversations and tickets with it.
+     * A 404 means it is gone already: `absent`, so a retried erasure succeeds. Never retried here (a write);
+     * an outage throws `unavailable` for the caller to try again.
+     */
+    async deleteContact(contactId: string): Promise<ContactDeletion> {
+      try {
+        await call(
+          'write',
+          { method: 'DELETE', route: '/contacts/{id}', params: { id: contactId } },
+          deletedContactSchema,
+        );
+        return 'deleted';
+      } catch (error) {
+        if (isProviderError(error, 'not_found')) return 'absent';
+        throw error;
+      }
+    },
 
     /** Opens a conversation as the user; its id is the answer's `conversation_id`. */
     async createConversation(input: NewConversation): Promise<CreatedMessage> {

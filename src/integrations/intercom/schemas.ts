@@ -47,6 +47,13 @@ export const unarchivedContactSchema = z.looseObject({
 });
 export type UnarchivedContact = z.infer<typeof unarchivedContactSchema>;
 
+/** What `DELETE /contacts/{id}` answers (`contact_deleted`); anything but `deleted: true` is no deletion. */
+export const deletedContactSchema = z.looseObject({
+  id: z.string(),
+  external_id: z.string().nullish(),
+  deleted: z.literal(true),
+});
+
 export const attachmentSchema = z.looseObject({
   name: z.string(),
   url: z.string(),

@@ -100,10 +100,17 @@ export function setArchived(state: SandboxState, id: string, archived: boolean):
   return contact;
 }
 
+/**
+ * `DELETE /contacts/{id}`, archived or not. As in Intercom, the contact's conversations, tickets and notes go
+ * with it; a second delete is a 404.
+ */
 export function deleteContact(state: SandboxState, id: string): Contact {
   const contact = state.contacts.get(id);
   if (!contact) throw notFound('User Not Found');
   state.contacts.delete(id);
+  for (const records of [state.conversations, state.tickets, state.notes]) {
+    for (const [key, record] of records) if (record.contactId === id) records.delete(key);
+  }
   state.changed();
   return contact;
 }

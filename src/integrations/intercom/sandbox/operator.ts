@@ -81,7 +81,7 @@ export interface SandboxOperator {
   replyToTicket(ticketId: string, input: Input<'reply'>): Promise<ActionResult>;
   noteOnTicket(ticketId: string, input: Input<'note'>): Promise<ActionResult>;
   archiveContact(contactId: string): void;
-  /** Development: the contact is gone, as if deleted in Intercom (no webhook). */
+  /** Development: the contact and its conversations and tickets are gone, as if deleted in Intercom (no webhook). */
   deleteContact(contactId: string): void;
   /** How long new contacts stay out of search from now on. */
   setSearchLag(ms: number): void;

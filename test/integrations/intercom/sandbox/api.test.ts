@@ -135,6 +135,28 @@ describe('contacts', () => {
     expect((await call(sandbox, 'PUT', path, { custom_attributes: 'x' })).status).toBe(400);
     expect((await call(sandbox, 'PUT', '/contacts/0123456789abcdef01234567', {})).status).toBe(404);
   });
+
+  it('deletes a contact with its conversations, tickets and notes; a second delete is 404', async () => {
+    const { contactId, conversationId } = await contactWithConversation(sandbox, 'u4');
+    const other = await contactWithConversation(sandbox, 'u5');
+    const ticket = await sandbox.operator.createTicket({ contactId, title: 'Refund' });
+    await call(sandbox, 'POST', `/contacts/${contactId}/notes`, { body: 'Called back' });
+
+    const deleted = await call(sandbox, 'DELETE', `/contacts/${contactId}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ type: 'contact', id: contactId, external_id: 'u4', deleted: true });
+    expect((await call(sandbox, 'GET', '/contacts/find_by_external_id/u4')).status).toBe(404);
+    expect((await search('/contacts/search', 'external_id', 'u4')).body.data).toEqual([]);
+    expect((await call(sandbox, 'GET', `/conversations/${conversationId}`)).status).toBe(404);
+    expect((await call(sandbox, 'GET', `/tickets/${ticket.id}`)).status).toBe(404);
+    expect((await search('/conversations/search', 'contact_ids', contactId)).body.conversations).toEqual([]);
+    expect([...sandbox.state.notes.values()].filter((note) => note.contactId === contactId)).toEqual([]);
+    const again = await call(sandbox, 'DELETE', `/contacts/${contactId}`);
+    expect(again.status).toBe(404);
+    expect(again.body.errors[0].code).toBe('not_found');
+    // Another contact's records stay.
+    expect((await call(sandbox, 'GET', `/conversations/${other.conversationId}`)).status).toBe(200);
+  });
 });
 
 describe('conversations', () => {

@@ -99,6 +99,23 @@ describe('the sandbox kept in a file', () => {
     expect(second.state.tickets.get(nextTicket.id)?.ticketNumber).toBe(String(counters.lastTicketNumber + 1));
   });
 
+  it('a deleted contact stays deleted, with its conversations and tickets, in the next sandbox', async () => {
+    const first = await start();
+    const { contactId, conversationId } = await contactWithConversation(first, 'del', 'Erase me');
+    const kept = await contactWithConversation(first, 'kept', 'Keep me');
+    const ticket = await first.operator.createTicket({ contactId, title: 'Old order' });
+    expect((await call(first, 'DELETE', `/contacts/${contactId}`)).status).toBe(200);
+    await stop(first);
+
+    expect(await readFile(file, 'utf8')).not.toContain('Erase me');
+    const second = await start();
+    expect(second.state.contacts.has(contactId)).toBe(false);
+    expect(second.state.conversations.has(conversationId)).toBe(false);
+    expect(second.state.tickets.has(ticket.id)).toBe(false);
+    expect((await call(second, 'DELETE', `/contacts/${contactId}`)).status).toBe(404);
+    expect(second.state.conversations.has(kept.conversationId)).toBe(true);
+  });
+
   it('loads a file with more ids than a call stack holds, and counts on after the largest', async () => {
     const first = await start();
     const { conversationId } = await contactWithConversation(first, 'bea', 'A long chat');
