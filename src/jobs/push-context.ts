@@ -10,8 +10,9 @@ import type { MessengerSender, MobileSender } from '../integrations/push/port.ts
 import type { PushContent } from '../push/content.ts';
 import type { MessengerLinkOptions } from '../push/messages.ts';
 import type { Presence } from '../push/presence.ts';
-import { stillQueued } from '../push/push-log.ts';
+import { dropQueuedDeliveries, stillQueued } from '../push/push-log.ts';
 import type { QueuedDevice, SendJob } from '../push/queues.ts';
+import { holdersOfTokens } from '../queries/devices.ts';
 import type { RetryPolicy } from '../lib/backoff.ts';
 
 /** What the push workers share: the database, the queue, the senders (null: not configured) and metrics. */
@@ -74,12 +75,37 @@ export async function removeRejectedDevice(
   );
 }
 
-/** A send job's devices whose delivery is still queued: an earlier run of the job may have sent some. */
-export async function stillToSend(deps: Pick<PushWorkerDeps, 'pool'>, job: SendJob): Promise<QueuedDevice[]> {
+/**
+ * A send job's devices to send to now: their delivery still queued (an earlier run of the job may have
+ * sent some; an erasure deletes the user's), and the device still registered to its user. A device that
+ * left the devices table since the fan-out (unregistered, or gone with an erased user, decision 048) gets
+ * nothing, and its delivery row goes: the row would name a user who may have been erased.
+ */
+export async function stillToSend(
+  deps: Pick<PushWorkerDeps, 'pool' | 'logger'>,
+  job: SendJob,
+): Promise<QueuedDevice[]> {
   const pending = await stillQueued(
     deps.pool,
     job.sourceId,
     job.devices.map((d) => d.key),
   );
-  return job.devices.filter((d) => pending.has(d.key));
+  const queued = job.devices.filter((d) => pending.has(d.key));
+  const holders = await holdersOfTokens(
+    deps.pool,
+    queued.map((d) => d.token),
+  );
+  const left = queued.filter((d) => holders.get(d.token) !== d.userId);
+  if (left.length > 0) {
+    await dropQueuedDeliveries(
+      deps.pool,
+      job.sourceId,
+      left.map((d) => d.key),
+    );
+    deps.logger.info(
+      { sourceId: job.sourceId, devices: left.length },
+      'push: devices no longer registered were left out',
+    );
+  }
+  return queued.filter((d) => holders.get(d.token) === d.userId);
 }

@@ -50,6 +50,9 @@ export async function sendMessengerBatch(
       again.push(...devices.slice(i));
       break;
     }
+    // A job can wait long (a 429 holds the whole bot), so each chat is looked at again just before its
+    // message: one unregistered or erased meanwhile gets nothing (decision 048).
+    if ((await stillToSend(deps, { ...job, devices: [device] })).length === 0) continue;
     slot = Math.max(Date.now(), at) + intervalMs;
     const stopTimer = deps.metrics.providerSeconds.startTimer({ provider: 'telegram' });
     const outcome = await sender.send(messengerMessage(job.content, device.token, deps.wording));

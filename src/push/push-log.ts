@@ -132,6 +132,18 @@ export async function stillQueued(
   return new Set(rows);
 }
 
+/** Drops these devices' deliveries of a source while they are still queued: they will not be sent. */
+export async function dropQueuedDeliveries(
+  db: CommonQueryMethods,
+  sourceId: string,
+  keys: readonly string[],
+): Promise<void> {
+  if (keys.length === 0) return;
+  await db.query(sql.unsafe`
+    DELETE FROM push_deliveries
+    WHERE source_id = ${sourceId} AND device_key = ANY (${text(keys)}) AND outcome = 'queued'`);
+}
+
 export interface Settled {
   readonly key: string;
   readonly outcome: DeliveryOutcome;

@@ -54,6 +54,17 @@ export async function holdersOfToken(db: CommonQueryMethods, token: string): Pro
     SELECT user_id FROM devices WHERE token = ${token} ORDER BY user_id`);
 }
 
+/** Who holds each of these tokens now (a token reaches one person): one statement for a batch. */
+export async function holdersOfTokens(
+  db: CommonQueryMethods,
+  tokens: readonly string[],
+): Promise<ReadonlyMap<string, string>> {
+  if (tokens.length === 0) return new Map();
+  const rows = await db.any(sql.type(z.object({ token: z.string(), user_id: z.string() }))`
+    SELECT token, user_id FROM devices WHERE token = ANY (${sql.array([...tokens], 'text')})`);
+  return new Map(rows.map((r) => [r.token, r.user_id]));
+}
+
 /** A user's devices, oldest registration first: push fan-out reads this. */
 export async function devicesOfUser(db: CommonQueryMethods, userId: string): Promise<readonly DeviceRow[]> {
   return db.any(sql.type(row)`
