@@ -99,7 +99,8 @@ export default {
     layer(
       'http-layer',
       'http → http, commands, queries, auth, chat, files, push, events (of events/store/ only port.ts), ' +
-        'projections, integrations, db/pool.ts, db/reset.ts, db/idempotency-keys.ts, lib, config.ts',
+        'projections, integrations, db/pool.ts, db/reset.ts, db/idempotency-keys.ts, db/user-erasures.ts, lib, ' +
+        'config.ts',
       dir('http'),
       [
         dir('http'),
@@ -117,6 +118,8 @@ export default {
         file('db/reset.ts'),
         // Plain state the retention job shares, so it sits in db/ (decision 003).
         file('db/idempotency-keys.ts'),
+        // The same for erasures: the admin API asks for them, the erasure job does them (decision 048).
+        file('db/user-erasures.ts'),
         dir('lib'),
         file('config.ts'),
       ],

@@ -45,6 +45,7 @@ function documentConfig(): ResolvedConfig {
     JWT_SECRET: `jwt-${placeholder}`,
     ADMIN_SESSION_SECRET: `admin-${placeholder}`,
     FILE_URL_SECRET: `file-${placeholder}`,
+    DATA_KEY_SECRET: `data-key-${placeholder}`,
   };
 }
 

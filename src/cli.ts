@@ -1,10 +1,13 @@
 import { parseArgs } from 'node:util';
 import {
   adminsUsage,
+  dataKeysUsage,
   devTokenUsage,
+  eventsUsage,
   intercomSandboxUsage,
   migrateUsage,
   moderationUsage,
+  privacyUsage,
   projectionsUsage,
   pushFakesUsage,
 } from './cli/usage.ts';
@@ -25,7 +28,10 @@ ${migrateUsage}
 ${devTokenUsage}
 ${adminsUsage}
 ${projectionsUsage}
+${eventsUsage}
+${dataKeysUsage}
 ${moderationUsage}
+${privacyUsage}
 ${pushFakesUsage}
 ${intercomSandboxUsage}
 
@@ -69,7 +75,10 @@ const commandUsage: Readonly<Record<string, string>> = {
   'dev-token': devTokenUsage,
   admins: adminsUsage,
   projections: projectionsUsage,
+  events: eventsUsage,
+  'data-keys': dataKeysUsage,
   moderation: moderationUsage,
+  users: privacyUsage,
   'push-fakes': pushFakesUsage,
   'intercom-sandbox': intercomSandboxUsage,
 };
@@ -107,6 +116,24 @@ async function run(command: string, rest: string[]): Promise<void> {
       const config = loadConfig();
       const { runProjectionsCommand } = await import('./cli/projections.ts');
       await runProjectionsCommand(config, cliLogger(config.LOG_LEVEL), rest);
+      break;
+    }
+    case 'events': {
+      const config = loadConfig();
+      const { runEventsCommand } = await import('./cli/events.ts');
+      await runEventsCommand(config, cliLogger(config.LOG_LEVEL), rest);
+      break;
+    }
+    case 'data-keys': {
+      const config = loadConfig();
+      const { runDataKeysCommand } = await import('./cli/data-keys.ts');
+      await runDataKeysCommand(config, cliLogger(config.LOG_LEVEL), rest);
+      break;
+    }
+    case 'users': {
+      const config = loadConfig();
+      const { runPrivacyCommand } = await import('./cli/privacy.ts');
+      await runPrivacyCommand(config, cliLogger(config.LOG_LEVEL), rest);
       break;
     }
     case 'moderation': {

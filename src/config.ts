@@ -106,6 +106,16 @@ const sessions = {
     description: 'the HMAC key of signed file and media links',
     unset: generatedInDevelopment,
   }),
+  DATA_KEY_SECRET: optionalString.meta({
+    description:
+      "the master key that wraps each user's data key (decision 048); losing it loses every sealed field",
+    unset: generatedInDevelopment,
+  }),
+  DATA_KEY_SECRET_PREVIOUS: optionalString.meta({
+    description:
+      'the master key before a rotation: it still unwraps keys until `npm run cli -- data-keys rewrap` has run',
+    unset: 'no rotation under way',
+  }),
   FILE_URL_TTL_MINUTES: int(1, 7 * 24 * 60, 15).describe('the lifetime of the signed `/files/:id?t=` links'),
   MEDIA_URL_TTL_MINUTES: int(2, 7 * 24 * 60, 60).describe(
     'the least lifetime of signed links to post media and comment pictures, minted anew every half of it',
@@ -327,8 +337,13 @@ export const envSchema = z
 
 export type Config = z.infer<typeof envSchema>;
 
-/** The three signing secrets; in development they may be generated (see src/dev/secrets.ts). */
-export const secretNames = ['JWT_SECRET', 'ADMIN_SESSION_SECRET', 'FILE_URL_SECRET'] as const;
+/** The signing secrets and the data keys' master key; in development they may be generated (see src/dev/secrets.ts). */
+export const secretNames = [
+  'JWT_SECRET',
+  'ADMIN_SESSION_SECRET',
+  'FILE_URL_SECRET',
+  'DATA_KEY_SECRET',
+] as const;
 export type Secrets = Record<(typeof secretNames)[number], string>;
 export type ResolvedConfig = Config & Secrets;
 
@@ -397,6 +412,18 @@ export const productionGuards: readonly ProductionGuard[] = [
     fails: (c) =>
       !tooShort(c.FILE_URL_SECRET) &&
       (c.FILE_URL_SECRET === (c.JWT_SECRET ?? '') || c.FILE_URL_SECRET === (c.ADMIN_SESSION_SECRET ?? '')),
+  },
+  {
+    name: 'DATA_KEY_SECRET',
+    reason: `must be at least ${MIN_SECRET_LENGTH} characters`,
+    fails: (c) => tooShort(c.DATA_KEY_SECRET),
+  },
+  {
+    name: 'DATA_KEY_SECRET',
+    reason: 'must differ from the other secrets',
+    fails: (c) =>
+      !tooShort(c.DATA_KEY_SECRET) &&
+      [c.JWT_SECRET, c.ADMIN_SESSION_SECRET, c.FILE_URL_SECRET].includes(c.DATA_KEY_SECRET),
   },
   {
     name: 'SUPPORT_BASE_URL',

@@ -92,14 +92,21 @@ describe('the CLI’s conventions', () => {
     expect(await cli(['--version'])).toEqual({ code: 0, output: `${version}\n` });
   });
 
-  it.each(['migrate', 'dev-token', 'admins', 'projections', 'moderation', 'push-fakes'])(
-    '%s --help prints its usage and exits 0, without running it',
-    async (command) => {
-      const { code, output } = await cli([command, '--help']);
-      expect(code).toBe(0);
-      expect(output).toContain(`  ${command}`);
-    },
-  );
+  it.each([
+    'migrate',
+    'dev-token',
+    'admins',
+    'projections',
+    'events',
+    'data-keys',
+    'moderation',
+    'users',
+    'push-fakes',
+  ])('%s --help prints its usage and exits 0, without running it', async (command) => {
+    const { code, output } = await cli([command, '--help']);
+    expect(code).toBe(0);
+    expect(output).toContain(`  ${command}`);
+  });
 
   it('--help exits 0 and an unknown command 2, both with the usage', async () => {
     const help = await cli(['--help']);

@@ -13,6 +13,7 @@ const productionEnv = {
   JWT_SECRET: 'j'.repeat(32),
   ADMIN_SESSION_SECRET: 'a'.repeat(32),
   FILE_URL_SECRET: 'f'.repeat(32),
+  DATA_KEY_SECRET: 'd'.repeat(32),
   SUPPORT_ACCESS_TOKEN: 'intercom-access-token',
   SUPPORT_CLIENT_SECRET: 'intercom-client-secret',
   PUBLIC_BASE_URL: 'https://support.example.com',
@@ -51,6 +52,8 @@ describe('production boot guards', () => {
     ['FILE_URL_SECRET short', { FILE_URL_SECRET: 'f'.repeat(31) }, 'FILE_URL_SECRET'],
     ['FILE_URL_SECRET equal to JWT_SECRET', { FILE_URL_SECRET: 'j'.repeat(32) }, 'FILE_URL_SECRET'],
     ['FILE_URL_SECRET equal to ADMIN_SESSION_SECRET', { FILE_URL_SECRET: 'a'.repeat(32) }, 'FILE_URL_SECRET'],
+    ['DATA_KEY_SECRET short', { DATA_KEY_SECRET: 'd'.repeat(31) }, 'DATA_KEY_SECRET'],
+    ['DATA_KEY_SECRET equal to FILE_URL_SECRET', { DATA_KEY_SECRET: 'f'.repeat(32) }, 'DATA_KEY_SECRET'],
     ['a custom SUPPORT_BASE_URL', { SUPPORT_BASE_URL: 'https://proxy.example.com' }, 'SUPPORT_BASE_URL'],
     ['no DATABASE_URL (no embedded database in production)', { DATABASE_URL: undefined }, 'DATABASE_URL'],
     [
@@ -75,6 +78,7 @@ describe('production boot guards', () => {
       'JWT_SECRET',
       'ADMIN_SESSION_SECRET',
       'FILE_URL_SECRET',
+      'DATA_KEY_SECRET',
       'SUPPORT_ACCESS_TOKEN',
       'SUPPORT_CLIENT_SECRET',
       'PUBLIC_BASE_URL',
@@ -187,6 +191,7 @@ describe('the process', () => {
       'JWT_SECRET',
       'ADMIN_SESSION_SECRET',
       'FILE_URL_SECRET',
+      'DATA_KEY_SECRET',
       'DATABASE_URL',
     ]) {
       expect(run.output()).toContain(`production boot guard ${guard}`);

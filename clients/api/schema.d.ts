@@ -776,6 +776,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/users/{userId}/erasure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The user's latest erasure and how far it got */
+        get: operations["adminGetUserErasure"];
+        put?: never;
+        /**
+         * Erases a user (GDPR art. 17): answers 202 with the erasure's progress
+         * @description The erasure job deletes the user's data key (what it sealed in the event log reads as erased), devices, settings, read markers, push data, files and the contact at Intercom, and records the erasure so that projections forget the user. Comments, ratings and complaints stay, without the user. Idempotent: while one is under way, or while nothing is held since the last one, the same erasure answers. A later request from the same user id starts a new, empty user.
+         */
+        post: operations["adminEraseUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/users/{userId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything the service holds about a user, as one JSON file (GDPR art. 15)
+         * @description From the read tables, device tokens masked. A user the service holds nothing about gets 200 with every section empty: user ids come from the host, so "never seen" and "nothing held" are the same here. The conversations are at Intercom: `supportProvider` says who can get them.
+         */
+        get: operations["adminExportUserData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/channel/{id}/posts": {
         parameters: {
             query?: never;
@@ -1429,10 +1470,12 @@ export interface components {
             /** Format: uuid */
             postId: string;
             author: {
-                userId: string;
+                /** @description null once the author was erased */
+                userId: string | null;
                 isModerator: boolean;
             };
-            text: string;
+            /** @description null once the author was erased (the picture goes too) */
+            text: string | null;
             image?: {
                 contentType: string;
                 width?: number;
@@ -1453,7 +1496,8 @@ export interface components {
         AdminComplaint: {
             /** Format: uuid */
             id: string;
-            userId: string;
+            /** @description null once the user was erased */
+            userId: string | null;
             reason: {
                 /** Format: uuid */
                 id: string;
@@ -1472,7 +1516,8 @@ export interface components {
         AdminComplaintDetail: {
             /** Format: uuid */
             id: string;
-            userId: string;
+            /** @description null once the user was erased */
+            userId: string | null;
             reason: {
                 /** Format: uuid */
                 id: string;
@@ -1487,11 +1532,12 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             resolvedAt?: string;
-            text: string;
+            /** @description null once the user was erased (their attachments go too) */
+            text: string | null;
             attachments: {
                 /** Format: uuid */
                 id: string;
-                name: string;
+                name: string | null;
                 contentType: string;
                 size: number;
                 /** @description a short-lived signed link (`/files/:id?t=`) */
@@ -1533,11 +1579,13 @@ export interface components {
         AdminCsatRating: {
             /** Format: uuid */
             id: string;
-            userId: string;
+            /** @description null once the user was erased */
+            userId: string | null;
             /** @enum {string} */
             targetType: "conversation" | "ticket";
             targetId: string;
             rating: number;
+            /** @description null without one, or once the user was erased */
             comment: string | null;
             /** Format: date-time */
             ratedAt: string;
@@ -1558,7 +1606,7 @@ export interface components {
             role?: components["schemas"]["AdminRole"];
         };
         /** @enum {string} */
-        AdminPermission: "admins.manage" | "admins.read" | "analytics.read" | "audit.read" | "channels.manage" | "comments.moderate" | "complaints.manage" | "complaints.read" | "csat.read" | "moderation.read" | "notices.read" | "notices.send" | "posts.publish" | "posts.write" | "reasons.manage" | "reasons.read";
+        AdminPermission: "admins.manage" | "admins.read" | "analytics.read" | "audit.read" | "channels.manage" | "comments.moderate" | "complaints.manage" | "complaints.read" | "csat.read" | "moderation.read" | "notices.read" | "notices.send" | "posts.publish" | "posts.write" | "reasons.manage" | "reasons.read" | "users.erase" | "users.export";
         AdminPost: {
             /** Format: uuid */
             id: string;
@@ -1753,11 +1801,17 @@ export interface components {
             /** @enum {string} */
             status: "visible" | "hidden" | "deleted";
             mine: boolean;
+            /**
+             * @description erased with its author: empty text and author id, no image; absent otherwise
+             * @constant
+             */
+            erased?: true;
         };
         CommentBan: {
             userId: string;
             until: string | null;
-            reason: string;
+            /** @description null once the banned user was erased */
+            reason: string | null;
             bannedBy: {
                 type: string;
                 id: string;
@@ -1784,7 +1838,8 @@ export interface components {
             channelId: string;
             /** Format: uuid */
             postId: string;
-            reporterId: string;
+            /** @description null once the reporter was erased (the note goes too) */
+            reporterId: string | null;
             /** @enum {string} */
             reason: "spam" | "abuse" | "scam" | "other";
             note?: string;
@@ -1897,11 +1952,13 @@ export interface components {
             channelId: string;
             postId: string | null;
             commentId: string | null;
+            /** @description the user the action is about; null when none, or erased */
             userId: string | null;
             action: string;
             actor: {
                 type: string;
-                id: string;
+                /** @description null once a user who acted (a reporter, a refused poster) was erased */
+                id: string | null;
             };
             reason: string | null;
             detail: {
@@ -1924,7 +1981,8 @@ export interface components {
                 id: string;
                 /** Format: uuid */
                 postId: string;
-                authorId: string;
+                /** @description null once the author was erased */
+                authorId: string | null;
                 /** @enum {string} */
                 status: "visible" | "hidden" | "deleted";
                 /** Format: date-time */
@@ -1935,7 +1993,8 @@ export interface components {
             bans: {
                 userId: string;
                 until: string | null;
-                reason: string;
+                /** @description null once the banned user was erased */
+                reason: string | null;
             }[];
             moderators: string[];
         };
@@ -2061,6 +2120,7 @@ export interface components {
             /** Format: uuid */
             postId: string;
             views: {
+                /** @description every view; `byDay` leaves out those of users erased since */
                 total: number;
                 byDay: {
                     day: string;
@@ -2345,6 +2405,209 @@ export interface components {
             name: string;
             contentType: string;
             size: number;
+        };
+        UserDataExport: {
+            /**
+             * @description changes when a field changes meaning or goes
+             * @constant
+             */
+            formatVersion: 1;
+            userId: string;
+            /** Format: date-time */
+            exportedAt: string;
+            devices: {
+                /** @description masked: `…` and its last 4 characters, or `…` alone for a short one */
+                token: string | null;
+                /** @enum {string} */
+                platform: "mobile" | "tma";
+                /** @enum {string} */
+                provider: "fcm" | "telegram";
+                telemetry: {
+                    appVersion: string | null;
+                    osVersion: string | null;
+                    deviceLang: string | null;
+                    /** @description a keyed digest: the hardware id itself is never kept */
+                    hardwareIdDigest: string | null;
+                };
+                /** Format: date-time */
+                registeredAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+            }[];
+            /** @description null: never changed, every notification on */
+            notificationSettings: {
+                chatMessages: boolean;
+                ticketUpdates: boolean;
+                systemNotices: boolean;
+                /** Format: date-time */
+                updatedAt: string;
+            } | null;
+            comments: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                channelId: string;
+                /** Format: uuid */
+                postId: string;
+                text: string | null;
+                /** @enum {string} */
+                status: "visible" | "hidden" | "deleted";
+                image: {
+                    contentType: string;
+                    size: number;
+                } | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+            }[];
+            reactions: {
+                /** Format: uuid */
+                postId: string;
+                emoji: string;
+                /** Format: date-time */
+                reactedAt: string;
+            }[];
+            postViews: {
+                /** Format: uuid */
+                postId: string;
+                /** Format: date-time */
+                viewedAt: string;
+            }[];
+            buttonClicks: {
+                /** Format: uuid */
+                postId: string;
+                /** Format: uuid */
+                buttonId: string;
+                /** Format: date-time */
+                clickedAt: string;
+            }[];
+            channelReads: {
+                /** Format: uuid */
+                channelId: string;
+                /** Format: uuid */
+                lastReadPostId: string;
+                /** Format: date-time */
+                lastReadPublishedAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+            }[];
+            /** @description the reports the user made */
+            reports: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                commentId: string;
+                /** Format: uuid */
+                channelId: string;
+                /** Format: uuid */
+                postId: string;
+                /** @enum {string} */
+                reason: "spam" | "abuse" | "scam" | "other";
+                note: string | null;
+                /** @enum {string} */
+                status: "open" | "resolved";
+                action: ("dismiss" | "hide" | "delete") | null;
+                /** Format: date-time */
+                createdAt: string;
+                resolvedAt: string | null;
+            }[];
+            /** @description the user's bans from commenting; `until` null: until lifted */
+            bans: {
+                /** Format: uuid */
+                channelId: string;
+                until: string | null;
+                reason: string | null;
+                /** Format: date-time */
+                bannedAt: string;
+            }[];
+            moderatorRoles: {
+                /** Format: uuid */
+                channelId: string;
+                /** Format: date-time */
+                assignedAt: string;
+            }[];
+            csatRatings: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                targetType: "conversation" | "ticket";
+                targetId: string;
+                rating: number;
+                comment: string | null;
+                /** Format: date-time */
+                ratedAt: string;
+            }[];
+            complaints: {
+                /** Format: uuid */
+                id: string;
+                reason: {
+                    /** Format: uuid */
+                    id: string;
+                    title: string;
+                };
+                text: string | null;
+                /** @enum {string} */
+                status: "open" | "resolved";
+                conversationId: string | null;
+                ticketId: string | null;
+                attachments: {
+                    /** Format: uuid */
+                    fileId: string;
+                    name: string | null;
+                    contentType: string;
+                    size: number;
+                }[];
+                /** Format: date-time */
+                createdAt: string;
+                resolvedAt: string | null;
+            }[];
+            /** @description what the user uploaded: metadata only, not the bytes */
+            files: {
+                /** Format: uuid */
+                id: string;
+                name: string | null;
+                contentType: string;
+                kind: string;
+                size: number;
+                /** Format: date-time */
+                createdAt: string;
+            }[];
+            /** @description the user's contact at the support provider; null: none made yet */
+            supportContact: {
+                contactId: string;
+                telemetryWritten: boolean;
+                /** Format: date-time */
+                mappedAt: string;
+            } | null;
+            /** @description the support conversations and tickets: kept by the provider, not by this service */
+            supportProvider: {
+                /** @constant */
+                provider: "intercom";
+                contactId: string | null;
+                /** @description what the provider keeps, which this export cannot hold, and who can get it */
+                notice: string;
+            };
+        };
+        UserErasure: {
+            /** Format: uuid */
+            erasureId: string;
+            userId: string;
+            /** @description the admin who asked, or `cli` */
+            requestedBy: string;
+            /** Format: date-time */
+            requestedAt: string;
+            /** @description in the order they are done; `doneAt` null: still to do */
+            steps: {
+                /** @enum {string} */
+                step: "push" | "files" | "key" | "events" | "contact";
+                doneAt: string | null;
+            }[];
+            finishedAt: string | null;
+            /** @description failed attempts so far; each is retried later */
+            attempts: number;
+            /** @description the class of the last attempt's failure */
+            lastError: string | null;
         };
     };
     responses: never;
@@ -6069,6 +6332,194 @@ export interface operations {
             };
             /** @description A problem (RFC 9457) with code `conflict`: the record is not in a state that allows this, or a retry of a request still in progress; `already_rated`: the conversation or ticket already has a different rating. */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminGetUserErasure: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the answer the caller holds: 304 while it is still the current one. */
+                "if-none-match"?: string;
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserErasure"];
+                };
+            };
+            /** @description Not modified since the ETag in If-None-Match; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The version of this answer; send it back as If-None-Match to get 304 while nothing changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `not_found`: nothing with that id, or nothing the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminEraseUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the rest happens in the background */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserErasure"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminExportUserData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `attachment`, with the name to save the file under. */
+                    "Content-Disposition": string;
+                    /** @description `no-store`: the answer holds personal data, which no cache may keep. */
+                    "Cache-Control": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDataExport"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `validation_failed`: a field is wrong; `errors` names each one; `bad_request`: the request itself is malformed (path, multipart framing, HTTP). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `unauthenticated`: no session, or one that is expired, revoked or not valid; `invalid_credentials`: the email or password is wrong (admin login). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem (RFC 9457) with code `forbidden`: not the caller's own record, or a permission the caller lacks; `user_banned`: banned from commenting in this channel; `until` says when the ban ends; `comments_closed`: comments are off for this post; `reaction_not_allowed`: the channel does not take this reaction. */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

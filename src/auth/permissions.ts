@@ -25,6 +25,10 @@ export const permissions = [
   'posts.write',
   'reasons.manage',
   'reasons.read',
+  // Only the owner's (decision 048): an erasure cannot be undone.
+  'users.erase',
+  // Only the owner's (decision 048): the export holds all of a user's personal data at once.
+  'users.export',
 ] as const;
 export const permissionSchema = z.enum(permissions).meta({ id: 'AdminPermission' });
 export type Permission = z.infer<typeof permissionSchema>;

@@ -4,6 +4,7 @@ import { migrate } from '../db/migrate.ts';
 import { createDatabasePool, type DatabasePool } from '../db/pool.ts';
 import { createEventStore } from '../wiring/event-sourcing.ts';
 import type { EventStore } from '../events/store/port.ts';
+import { resolveSecrets } from '../dev/secrets.ts';
 import { attachToRunningEmbeddedPostgres, startEmbeddedPostgres } from '../db/embedded.ts';
 
 export interface CliDatabase {
@@ -45,7 +46,12 @@ export async function withSession(
   try {
     await migrate(database.url, logger);
     const pool = await createDatabasePool(database.url, { maximumPoolSize: 3 });
-    const store = createEventStore({ config, databaseUrl: database.url, logger });
+    // The store opens sealed fields with the data keys, whose master key is a secret (decision 048).
+    const store = createEventStore({
+      config: await resolveSecrets(config),
+      databaseUrl: database.url,
+      logger,
+    });
     try {
       await body({ url: database.url, pool, store });
     } finally {

@@ -18,6 +18,9 @@ function table(header: readonly string[], given: readonly (readonly string[])[])
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
+/** What stands for what an erasure took (decision 048). */
+const ERASED = '(erased)';
+
 /** The replay as an operator reads it: three tables. */
 export function renderReplay(replayed: ReplayedChannel): string {
   const comments = table(
@@ -25,7 +28,7 @@ export function renderReplay(replayed: ReplayedChannel): string {
     replayed.comments.map((c) => [
       c.id,
       c.postId,
-      c.authorId,
+      c.authorId ?? ERASED,
       c.status,
       c.createdAt,
       String(c.reports),
@@ -34,7 +37,7 @@ export function renderReplay(replayed: ReplayedChannel): string {
   );
   const bans = table(
     ['banned user', 'until', 'reason'],
-    replayed.bans.map((b) => [b.userId, b.until ?? 'until lifted', b.reason]),
+    replayed.bans.map((b) => [b.userId, b.until ?? 'until lifted', b.reason ?? ERASED]),
   );
   const moderators = table(
     ['comment moderator'],

@@ -34,3 +34,14 @@ export const intercomSandboxUsage = `  intercom-sandbox [--port N] [--webhook-ur
 export const pushFakesUsage = `  push-fakes [--fcm-port N] [--telegram-port N]
                                run loopback stand-ins for FCM and the Telegram Bot API (not in
                                production) and print the settings that send the service's pushes there`;
+
+export const privacyUsage = `  users erase <userId> [--no-wait] [--timeout SECONDS]
+                               erase a user (decision 048) as POST /admin/users/:userId/erasure does,
+                               and follow it until the running service's erasure job has done it
+  users erasure <userId>       how far the user's latest erasure got`;
+
+export const eventsUsage = `  events seal                  seal in place the personal fields of events stored before sealing
+                               began (PostgreSQL event store only); safe to stop and run again`;
+
+export const dataKeysUsage = `  data-keys rewrap             after a rotation (DATA_KEY_SECRET new, DATA_KEY_SECRET_PREVIOUS the
+                               old one), wrap every user's data key under the new secret`;

@@ -17,7 +17,8 @@ export interface CommentState {
   readonly status: CommentStatus | null;
   readonly channelId: string;
   readonly postId: string;
-  readonly authorId: string;
+  /** Null until posted, and for a comment whose text was erased with its author (decision 048): nobody's. */
+  readonly authorId: string | null;
   /** Everyone who ever reported it: one report per (user, comment). */
   readonly reporters: ReadonlySet<string>;
   readonly openReports: readonly string[];
@@ -73,7 +74,7 @@ export const initialCommentState: CommentState = {
   status: null,
   channelId: '',
   postId: '',
-  authorId: '',
+  authorId: null,
   reporters: new Set(),
   openReports: [],
   autoHidden: false,
@@ -82,8 +83,8 @@ export const initialCommentState: CommentState = {
 function evolve(state: CommentState, event: CommentEvent): CommentState {
   switch (event.type) {
     case 'commentPosted': {
-      const { channelId, postId, authorId } = event.data;
-      return { ...state, status: 'visible', channelId, postId, authorId };
+      const { channelId, postId, authorId, text } = event.data;
+      return { ...state, status: 'visible', channelId, postId, authorId: text === null ? null : authorId };
     }
     case 'commentDeletedByAuthor':
     case 'commentDeleted':

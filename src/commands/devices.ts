@@ -45,10 +45,12 @@ export const devicesDecider: Decider<DeviceCommand, DevicesState, DeviceEvent> =
   initialState: { tokens: new Map() },
 
   evolve(state, event) {
+    // A token erased with its user (decision 048) names no device any more.
+    if (event.data.token === null) return state;
     const tokens = new Map(state.tokens);
     if (event.type === 'deviceRegistered') {
       const { platform, telemetry } = event.data;
-      tokens.set(event.data.token, { platform, telemetry: telemetryOrNone(telemetry) });
+      tokens.set(event.data.token, { platform, telemetry: telemetryOrNone(telemetry ?? undefined) });
     } else tokens.delete(event.data.token);
     return { tokens };
   },

@@ -8,7 +8,8 @@ import type { EventStore } from '../events/store/port.ts';
 export interface ReplayedComment {
   readonly id: string;
   readonly postId: string;
-  readonly authorId: string;
+  /** Null once the author was erased (decision 048). */
+  readonly authorId: string | null;
   readonly status: 'visible' | 'hidden' | 'deleted';
   readonly createdAt: string;
   readonly reports: number;
@@ -22,7 +23,8 @@ export interface ReplayedChannel {
   readonly bans: readonly {
     readonly userId: string;
     readonly until: string | null;
-    readonly reason: string;
+    /** Null once the banned user was erased (decision 048). */
+    readonly reason: string | null;
   }[];
   readonly moderators: readonly string[];
 }

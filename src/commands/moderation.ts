@@ -11,7 +11,8 @@ import { appendEvents, type CommandContext, type Decider, handleCommand } from '
 
 export interface ModerationState {
   /** Bans by user: `until` null lasts until lifted. An expired ban stays here but no longer counts. */
-  readonly bans: ReadonlyMap<string, { readonly until: string | null; readonly reason: string }>;
+  /** By user; a reason erased with its user (decision 048) is null. */
+  readonly bans: ReadonlyMap<string, { readonly until: string | null; readonly reason: string | null }>;
   readonly moderators: ReadonlySet<string>;
 }
 

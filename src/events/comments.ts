@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { DomainEvent, EventCodec } from './codec.ts';
+import { erasable } from './personal-data.ts';
 import { type RecordedEvent, streamName } from './envelope.ts';
 
 /** One stream per comment: `comment-<commentId>`. Its whole life, moderation included, is in it. */
@@ -33,7 +34,8 @@ export const commentPosted = z.object({
     channelId: z.uuid(),
     postId: z.uuid(),
     authorId: z.string().min(1),
-    text: z.string(),
+    /** Null once the author was erased (decision 048). */
+    text: erasable(z.string()),
     image: commentImageSchema.optional(),
     at: instant,
   }),
@@ -64,7 +66,7 @@ export const commentReported = z.object({
     reportId: z.uuid(),
     reporterId: z.string().min(1),
     reason: reportReasonSchema,
-    note: z.string().max(500).optional(),
+    note: erasable(z.string().max(500)).optional(),
     at: instant,
   }),
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { DomainEvent, EventCodec } from './codec.ts';
+import { erasable } from './personal-data.ts';
 import { type RecordedEvent, streamName } from './envelope.ts';
 
 /** One stream per complaint: `complaint-<complaintId>`, its whole life (decision 030). */
@@ -22,7 +23,7 @@ export const complaintReasonSchema = z.object({ id: z.uuid(), title: z.string().
 export const complaintAttachmentSchema = z.object({
   fileId: z.uuid(),
   storageKey: z.string().min(1),
-  name: z.string(),
+  name: erasable(z.string()),
   contentType: z.string(),
   size: z.number().int().positive(),
 });
@@ -33,7 +34,7 @@ export const complaintSubmitted = z.object({
   data: z.object({
     userId: z.string().min(1),
     reason: complaintReasonSchema,
-    text: z.string().min(1),
+    text: erasable(z.string().min(1)),
     conversationId: z.string().min(1).optional(),
     ticketId: z.string().min(1).optional(),
     attachments: z.array(complaintAttachmentSchema),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { DomainEvent, EventCodec } from './codec.ts';
+import { erasable } from './personal-data.ts';
 import { type RecordedEvent, streamName } from './envelope.ts';
 
 /**
@@ -30,8 +31,8 @@ export const csatRated = z.object({
     targetType: csatTargetTypeSchema,
     targetId: z.string().min(1),
     rating: csatScoreSchema,
-    /** The user's words; null without any. Never logged, never sent to the provider (decision 029). */
-    comment: z.string().max(1000).nullable(),
+    /** The user's words; null without any, or once the user was erased. Never logged, never sent to the provider (decision 029). */
+    comment: erasable(z.string().max(1000)),
     at: z.iso.datetime(),
   }),
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { deviceTelemetrySchema } from '../lib/device-telemetry.ts';
 import type { DomainEvent, EventCodec } from './codec.ts';
+import { erasable } from './personal-data.ts';
 import { type RecordedEvent, streamName } from './envelope.ts';
 import type { Upcaster } from './upcasting.ts';
 
@@ -17,7 +18,8 @@ export const pushProviderSchema = z.enum(['fcm', 'telegram']);
 export type PushProvider = z.infer<typeof pushProviderSchema>;
 export const providerOf = (platform: Platform): PushProvider => (platform === 'mobile' ? 'fcm' : 'telegram');
 
-const token = z.string().min(1).max(4096);
+/** The push address: an FCM token or a messenger chat id; null once its user was erased (decision 048). */
+const token = erasable(z.string().min(1).max(4096));
 
 export const deviceRegistered = z.object({
   type: z.literal('deviceRegistered'),
@@ -26,7 +28,7 @@ export const deviceRegistered = z.object({
     token,
     provider: pushProviderSchema,
     /** The newest telemetry of the device, the hardware id as a digest (absent when never told). */
-    telemetry: deviceTelemetrySchema.optional(),
+    telemetry: erasable(deviceTelemetrySchema).optional(),
   }),
 });
 export const deviceUnregistered = z.object({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { DomainEvent, EventCodec } from './codec.ts';
+import { erasable } from './personal-data.ts';
 import { moderatorSchema } from './comments.ts';
 import { type RecordedEvent, streamName } from './envelope.ts';
 
@@ -21,7 +22,7 @@ export const userBanned = z.object({
   data: z.object({
     userId,
     until: instant.nullable(),
-    reason: z.string().min(1).max(500),
+    reason: erasable(z.string().min(1).max(500)),
     by: moderatorSchema,
     at: instant,
   }),
@@ -54,7 +55,7 @@ export const commentRejected = z.object({
     postId: z.uuid(),
     userId,
     kind: rejectionKindSchema,
-    snippet: z.string().max(200),
+    snippet: erasable(z.string().max(200)),
     hash: z.string().regex(/^[0-9a-f]{64}$/),
     at: instant,
   }),

@@ -49,6 +49,9 @@ export async function buildApp(services: HttpServices, options: AppOptions = {})
       return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
     },
     return503OnClosing: true,
+    // A host user id in a path may be 256 characters (the id rule), each up to 4 UTF-8 bytes, percent-
+    // encoded: the router's default of 100 would turn such a path into a 414 before validation.
+    routerOptions: { maxParamLength: 256 * 4 * 3 },
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
     logController: new OneLinePerRequest(),

@@ -25,6 +25,9 @@ export const redactPaths = [
   '*.token',
   '*.password',
   '*.secret',
+  // It names one device for good, and no erasure reaches log storage (decision 048).
+  'hardwareIdDigest',
+  '*.hardwareIdDigest',
 ];
 
 export function loggerOptions(level: string): LoggerOptions {

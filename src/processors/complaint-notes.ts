@@ -43,7 +43,8 @@ export function complaintNote(complaintId: string, complaint: ComplaintSubmitted
  * A best-effort note at the support provider for each complaint filed (spec rule 3): the complaint's 201
  * never waits for it. A user without a contact has never written to support, so there is nothing to note
  * on, and no contact is made just for this. Intercom takes no idempotency key for notes: after a crash
- * or a lost answer the runner's repeat may write the note twice, which names the same complaint.
+ * or a lost answer the runner's repeat may write the note twice, which names the same complaint. A
+ * complaint whose user was erased gets no note.
  */
 export function complaintNotesProcessor(port: ComplaintNotesPort): Processor {
   return {
@@ -53,6 +54,12 @@ export function complaintNotesProcessor(port: ComplaintNotesPort): Processor {
     async process(recorded, context) {
       const event = complaintCodec.parse(recorded);
       if (event.type !== 'complaintSubmitted') return;
+      // Erased before its note went (decision 048): the note would point at text the panel no longer
+      // holds, on the contact of a user the erasure is removing.
+      if (event.data.text === null) {
+        context.logger.info('complaint not noted at the provider: its user was erased');
+        return;
+      }
       const contactId = await port.contactOf(event.data.userId);
       if (contactId === null) {
         context.logger.info('complaint not noted at the provider: the user has no contact');

@@ -29,7 +29,8 @@ export function contactTelemetryProcessor(port: ContactTelemetryPort): Processor
     handles: ['deviceRegistered'],
     async process(recorded, context) {
       const event = deviceCodec.parse(recorded);
-      if (event.type !== 'deviceRegistered' || event.data.telemetry === undefined) return;
+      // Absent: not told; null: erased with its user (decision 048).
+      if (event.type !== 'deviceRegistered' || event.data.telemetry == null) return;
       const { telemetry } = event.data;
       let outcome: Awaited<ReturnType<ContactTelemetryPort['write']>>;
       try {

@@ -20,7 +20,8 @@ export interface CsatNotesPort {
 
 /**
  * The note: the stars and the event's id, which is how a repeated delivery finds it. The user's comment is
- * left out on purpose (decision 029): it stays where `csat.read` guards it.
+ * left out on purpose (decision 029): it stays where `csat.read` guards it. So an erased user's rating,
+ * whose comment reads as null (decision 048), is noted like any other: the stars stay in the counts too.
  */
 export const csatNote = (rating: number, eventId: string): string => `CSAT ${rating}/5 (ref ${eventId})`;
 export const csatTag = (rating: number): string => `csat-${rating}`;

@@ -8,6 +8,8 @@ import {
   commentPosted,
 } from '../events/comments.ts';
 import type { RecordedEvent } from '../events/envelope.ts';
+import { eraseCommenters, erasedThreads, erasuresOf } from './comment-erasures.ts';
+import { applyAroundErasures, ERASURES } from './erasures.ts';
 import type { Projection, Tables } from './projection.ts';
 import { scopes } from './scopes.ts';
 
@@ -22,11 +24,15 @@ type CommentTables = Tables<CommentTable>;
  * `change_seq` is the order in which this projection changed rows: max + 1 of the table, assigned by the
  * projection's single writer. It depends only on the order of the log, so a rebuild gives every row the
  * same number and clients' cursors survive it.
+ *
+ * An erased user's comments keep their place and status but lose author and text (NULL), and their
+ * reports lose reporter and note (decision 048, `comment-erasures.ts`).
  */
 export const commentsProjection: Projection<CommentTable> = {
   name: 'comments',
-  version: 1,
-  categories: [COMMENTS_CATEGORY],
+  // 2: author, text and reporter are NULL once erased.
+  version: 2,
+  categories: [COMMENTS_CATEGORY, ERASURES],
   // No gathering: the posting route waits for this projection, and comments come a few at a time anyway.
   gatherMs: 0,
   tables: ['channel_comments', 'comment_attachments', 'comment_reports', 'post_comment_counts'],
@@ -38,8 +44,8 @@ export const commentsProjection: Projection<CommentTable> = {
         id uuid PRIMARY KEY,
         channel_id uuid NOT NULL,
         post_id uuid NOT NULL,
-        author_id text NOT NULL,
-        text text NOT NULL,
+        author_id text,
+        text text,
         status text NOT NULL,
         created_at timestamptz NOT NULL,
         updated_at timestamptz NOT NULL,
@@ -51,6 +57,8 @@ export const commentsProjection: Projection<CommentTable> = {
       sql.unsafe`CREATE INDEX ON ${comments} (post_id, created_at DESC, id DESC) WHERE status = 'visible'`,
     );
     await db.query(sql.unsafe`CREATE INDEX ON ${comments} (channel_id, created_at DESC, id DESC)`);
+    // An erasure finds its user's comments, and then the threads it changed (erased rows at its instant).
+    await db.query(sql.unsafe`CREATE INDEX ON ${comments} (author_id, updated_at)`);
     await db.query(sql.unsafe`
       CREATE TABLE ${tables.comment_attachments} (
         comment_id uuid PRIMARY KEY,
@@ -66,7 +74,7 @@ export const commentsProjection: Projection<CommentTable> = {
         comment_id uuid NOT NULL,
         channel_id uuid NOT NULL,
         post_id uuid NOT NULL,
-        reporter_id text NOT NULL,
+        reporter_id text,
         reason text NOT NULL,
         note text,
         status text NOT NULL,
@@ -78,6 +86,7 @@ export const commentsProjection: Projection<CommentTable> = {
         UNIQUE (comment_id, reporter_id)
       )`);
     await db.query(sql.unsafe`CREATE INDEX ON ${reports} (status, created_at, id)`);
+    await db.query(sql.unsafe`CREATE INDEX ON ${reports} (reporter_id)`);
     await db.query(sql.unsafe`
       CREATE TABLE ${tables.post_comment_counts} (
         post_id uuid PRIMARY KEY,
@@ -89,31 +98,26 @@ export const commentsProjection: Projection<CommentTable> = {
     // The last number taken, read when first needed: a run of new comments at the start of a batch
     // (the usual batch under load) reads it inside its own statement.
     let seq: number | null = null;
-    // Only events that change a comment's row take a number, so the numbering does not depend on where
-    // batches happen to end. New comments, the bulk of the log, are written together: each run of them in
-    // one statement (and one per picture), before the next event of another kind.
-    let posted: NewComment[] = [];
-    for (const recorded of events) {
-      if (recorded.type === 'commentPosted') {
-        posted.push({
-          id: commentOfStream(recorded.streamName),
-          ...commentPosted.shape.data.parse(recorded.data),
-        });
-        continue;
-      }
-      seq = await insertComments(db, tables, posted, seq);
-      posted = [];
-      seq ??= await lastSeq(db, tables);
-      if (await applyOne(db, tables, recorded, seq + 1)) seq += 1;
-    }
-    await insertComments(db, tables, posted, seq);
+    // Each call of `erase` takes the next erasures of the batch, in log order.
+    const erasures = erasuresOf(events);
+    await applyAroundErasures(
+      events,
+      async (run) => {
+        seq = await applyRun(db, tables, run, seq);
+      },
+      async (users) => {
+        seq = await eraseCommenters(db, tables, erasures.splice(0, users.length), seq);
+      },
+    );
   },
 
   // A new comment names its post and channel; later events name only the comment, found in the table.
   async changes(db, events, tables) {
     const changed = new Set<string>();
     const others: string[] = [];
+    for (const post of await erasedThreads(db, tables, erasuresOf(events))) changed.add(scopes.thread(post));
     for (const recorded of events) {
+      if (recorded.type === 'userErased') continue;
       if (recorded.type !== 'commentPosted') {
         others.push(commentOfStream(recorded.streamName));
         continue;
@@ -135,6 +139,36 @@ export const commentsProjection: Projection<CommentTable> = {
 
 const placeRow = z.object({ channel_id: z.string(), post_id: z.string() });
 
+/**
+ * Applies a run of comment events, numbering on from `seq`; returns the last number taken. Only events
+ * that change a comment's row take a number, so the numbering does not depend on where batches happen to
+ * end. New comments, the bulk of the log, are written together: each run of them in one statement (and
+ * one per picture), before the next event of another kind.
+ */
+async function applyRun(
+  db: CommonQueryMethods,
+  tables: CommentTables,
+  events: readonly RecordedEvent[],
+  from: number | null,
+): Promise<number | null> {
+  let seq = from;
+  let posted: NewComment[] = [];
+  for (const recorded of events) {
+    if (recorded.type === 'commentPosted') {
+      posted.push({
+        id: commentOfStream(recorded.streamName),
+        ...commentPosted.shape.data.parse(recorded.data),
+      });
+      continue;
+    }
+    seq = await insertComments(db, tables, posted, seq);
+    posted = [];
+    seq ??= await lastSeq(db, tables);
+    if (await applyOne(db, tables, recorded, seq + 1)) seq += 1;
+  }
+  return insertComments(db, tables, posted, seq);
+}
+
 type NewComment = z.infer<typeof commentPosted.shape.data> & { readonly id: string };
 
 const seqRow = z.object({ seq: z.coerce.number() });
@@ -145,6 +179,9 @@ const lastSeq = (db: CommonQueryMethods, tables: CommentTables): Promise<number>
 /**
  * Inserts a run of new comments, numbered on from `seq` (from the table's highest number when null) in
  * the order given, and counts them per post, in one statement. Returns the last number taken.
+ *
+ * A comment whose text reads as null (its author erased) keeps the author's id until the erasure, later in
+ * the log, detaches it and numbers it anew: so a rebuild numbers every row as the live tables did.
  */
 async function insertComments(
   db: CommonQueryMethods,
@@ -154,7 +191,7 @@ async function insertComments(
 ): Promise<number | null> {
   if (rows.length === 0) return seq;
   const { channel_comments: comments, post_comment_counts: counts } = tables;
-  const column = (pick: (row: NewComment) => string) => sql.array(rows.map(pick), 'text');
+  const column = (pick: (row: NewComment) => string | null) => sql.array(rows.map(pick), 'text');
   const last = await db.oneFirst(sql.type(seqRow)`
     WITH inserted AS (
       INSERT INTO ${comments}
@@ -172,7 +209,8 @@ async function insertComments(
     )
     SELECT max(change_seq) AS seq FROM inserted`);
   for (const r of rows) {
-    if (!r.image) continue;
+    // Text read as null: its author was erased, and the picture's file with them.
+    if (!r.image || r.text === null) continue;
     const { storageKey, contentType, size, width, height } = r.image;
     await db.query(sql.unsafe`
       INSERT INTO ${tables.comment_attachments} (comment_id, storage_key, content_type, size, width, height)

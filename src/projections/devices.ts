@@ -2,7 +2,8 @@ import { type CommonQueryMethods, type IdentifierSqlToken, sql } from 'slonik';
 import { DEVICES_CATEGORY, deviceCodec, userOfDevicesStream } from '../events/devices.ts';
 import type { RecordedEvent } from '../events/envelope.ts';
 import type { DeviceTelemetry } from '../lib/device-telemetry.ts';
-import type { Projection } from './projection.ts';
+import { applyAroundErasures, ERASURES } from './erasures.ts';
+import type { Projection, Tables } from './projection.ts';
 
 /**
  * Where one token stands after a batch, relative to the row it had before (there is at most one: a
@@ -29,7 +30,7 @@ type TokenOutcome =
 function register(
   before: TokenOutcome | undefined,
   userId: string,
-  device: { platform: string; provider: string; telemetry?: DeviceTelemetry | undefined },
+  device: { platform: string; provider: string; telemetry?: DeviceTelemetry | null | undefined },
   at: string,
 ): TokenOutcome {
   const sameHolder = before?.kind === 'held' && before.userId === userId ? before : undefined;
@@ -42,7 +43,7 @@ function register(
     userId,
     platform: device.platform,
     provider: device.provider,
-    telemetry: device.telemetry,
+    telemetry: device.telemetry ?? undefined,
     registeredAt: sameHolder?.registeredAt ?? at,
     updatedAt: at,
     keepStoredSince,
@@ -63,6 +64,8 @@ function foldDeviceEvents(events: readonly RecordedEvent[]): ReadonlyMap<string,
     const event = deviceCodec.parse(recorded);
     const userId = userOfDevicesStream(recorded.streamName);
     const { token } = event.data;
+    // Erased with its user (decision 048): the device went with the erasure, and a rebuild skips it.
+    if (token === null) continue;
     const before = outcomes.get(token);
     outcomes.set(
       token,
@@ -114,7 +117,7 @@ export const devicesProjection: Projection<'devices'> = {
   name: 'devices',
   // 2: the telemetry columns.
   version: 2,
-  categories: [DEVICES_CATEGORY],
+  categories: [DEVICES_CATEGORY, ERASURES],
   tables: ['devices'],
 
   async createTables(db, { devices }) {
@@ -137,40 +140,55 @@ export const devicesProjection: Projection<'devices'> = {
     await db.query(sql.unsafe`CREATE UNIQUE INDEX ON ${devices} (token)`);
   },
 
-  // A token reaches one person: whoever registered it last. A batch becomes at most five statements.
-  async apply(db, events, { devices }) {
-    const removed: { token: string; userId: string }[] = [];
-    const gone: string[] = [];
-    const held: (Held & { token: string })[] = [];
-    for (const [token, outcome] of foldDeviceEvents(events)) {
-      if (outcome.kind === 'removed') for (const userId of outcome.users) removed.push({ token, userId });
-      else if (outcome.kind === 'gone') gone.push(token);
-      else held.push({ ...outcome, token });
-    }
-    if (removed.length > 0) {
-      await db.query(sql.unsafe`
-        DELETE FROM ${devices} d
-        USING unnest(${text(removed.map((r) => r.token))}, ${text(removed.map((r) => r.userId))}) AS x (t, u)
-        WHERE d.token = x.t AND d.user_id = x.u`);
-    }
-    if (gone.length > 0) await db.query(sql.unsafe`DELETE FROM ${devices} WHERE token = ANY (${text(gone)})`);
-    if (held.length > 0) {
-      await db.query(sql.unsafe`
-        DELETE FROM ${devices} d
-        USING unnest(${text(held.map((h) => h.token))}, ${text(held.map((h) => h.userId))}) AS x (t, u)
-        WHERE d.token = x.t AND d.user_id <> x.u`);
-    }
-    await upsert(
-      db,
-      devices,
-      held.filter((h) => h.keepStoredSince),
-      false,
-    );
-    await upsert(
-      db,
-      devices,
-      held.filter((h) => !h.keepStoredSince),
-      true,
+  // An erased user's devices go with the erasure (decision 048).
+  async apply(db, events, tables) {
+    await applyAroundErasures(
+      events,
+      (run) => applyDeviceEvents(db, run, tables),
+      async (users) => {
+        await db.query(sql.unsafe`DELETE FROM ${tables.devices} WHERE user_id = ANY (${text(users)})`);
+      },
     );
   },
 };
+
+// A token reaches one person: whoever registered it last. A batch becomes at most five statements.
+async function applyDeviceEvents(
+  db: CommonQueryMethods,
+  events: readonly RecordedEvent[],
+  { devices }: Tables<'devices'>,
+): Promise<void> {
+  const removed: { token: string; userId: string }[] = [];
+  const gone: string[] = [];
+  const held: (Held & { token: string })[] = [];
+  for (const [token, outcome] of foldDeviceEvents(events)) {
+    if (outcome.kind === 'removed') for (const userId of outcome.users) removed.push({ token, userId });
+    else if (outcome.kind === 'gone') gone.push(token);
+    else held.push({ ...outcome, token });
+  }
+  if (removed.length > 0) {
+    await db.query(sql.unsafe`
+      DELETE FROM ${devices} d
+      USING unnest(${text(removed.map((r) => r.token))}, ${text(removed.map((r) => r.userId))}) AS x (t, u)
+      WHERE d.token = x.t AND d.user_id = x.u`);
+  }
+  if (gone.length > 0) await db.query(sql.unsafe`DELETE FROM ${devices} WHERE token = ANY (${text(gone)})`);
+  if (held.length > 0) {
+    await db.query(sql.unsafe`
+      DELETE FROM ${devices} d
+      USING unnest(${text(held.map((h) => h.token))}, ${text(held.map((h) => h.userId))}) AS x (t, u)
+      WHERE d.token = x.t AND d.user_id <> x.u`);
+  }
+  await upsert(
+    db,
+    devices,
+    held.filter((h) => h.keepStoredSince),
+    false,
+  );
+  await upsert(
+    db,
+    devices,
+    held.filter((h) => !h.keepStoredSince),
+    true,
+  );
+}

@@ -13,6 +13,8 @@ import {
   MODERATION_CATEGORY,
   moderationEventSchema,
 } from '../events/moderation.ts';
+import { applyAroundErasures, ERASURES } from './erasures.ts';
+import { channelsOfErasedModerators, eraseModerated } from './moderation-erasures.ts';
 import type { Projection, Tables } from './projection.ts';
 import { scopes } from './scopes.ts';
 
@@ -23,7 +25,8 @@ type ModerationTables = Tables<ModerationTable>;
 /** One row of the moderation history: who did what to whom, and why. */
 interface HistoryRow {
   readonly action: string;
-  readonly actor: { readonly type: string; readonly id: string };
+  /** `id` null once the user who acted (a reporter, a refused poster) was erased. */
+  readonly actor: { readonly type: string; readonly id: string | null };
   readonly channelId: string;
   readonly postId?: string | null;
   readonly commentId?: string | null;
@@ -42,12 +45,13 @@ const actorOf = (by: ModeratorRef) => ({ type: by.type, id: by.id });
  * `comment_moderation_events`, the history auditors filter: every moderation event of both stream
  * families, with its actor. A rejection's row holds the redacted snippet and keyed hash, never the text.
  * `moderated_comments` keeps each comment's channel, post and author, which later comment events do not
- * repeat.
+ * repeat. Erased users are forgotten as `moderation-erasures.ts` says.
  */
 export const moderationProjection: Projection<ModerationTable> = {
   name: 'moderation',
-  version: 1,
-  categories: [COMMENTS_CATEGORY, MODERATION_CATEGORY],
+  // 2: what an erasure makes NULL.
+  version: 2,
+  categories: [COMMENTS_CATEGORY, MODERATION_CATEGORY, ERASURES],
   // It reads every comment for the moderators' views, which no poll waits for.
   gatherMs: 100,
   tables: ['comment_bans', 'comment_moderators', 'comment_moderation_events', 'moderated_comments'],
@@ -58,7 +62,7 @@ export const moderationProjection: Projection<ModerationTable> = {
         channel_id uuid NOT NULL,
         user_id text NOT NULL,
         until timestamptz,
-        reason text NOT NULL,
+        reason text,
         banned_by_type text NOT NULL,
         banned_by_id text NOT NULL,
         banned_at timestamptz NOT NULL,
@@ -81,7 +85,7 @@ export const moderationProjection: Projection<ModerationTable> = {
         user_id text,
         action text NOT NULL,
         actor_type text NOT NULL,
-        actor_id text NOT NULL,
+        actor_id text,
         reason text,
         detail jsonb NOT NULL DEFAULT '{}',
         occurred_at timestamptz NOT NULL
@@ -90,40 +94,60 @@ export const moderationProjection: Projection<ModerationTable> = {
     await db.query(sql.unsafe`CREATE INDEX ON ${events} (channel_id, seq DESC)`);
     await db.query(sql.unsafe`CREATE INDEX ON ${events} (comment_id, seq DESC)`);
     await db.query(sql.unsafe`CREATE INDEX ON ${events} (user_id, seq DESC)`);
+    // For erasures: what a user did as a user (reported, was refused).
+    await db.query(sql.unsafe`CREATE INDEX ON ${events} (actor_id) WHERE actor_type = 'user'`);
     await db.query(sql.unsafe`
       CREATE TABLE ${tables.moderated_comments} (
         id uuid PRIMARY KEY,
         channel_id uuid NOT NULL,
         post_id uuid NOT NULL,
-        author_id text NOT NULL
+        author_id text
       )`);
+    await db.query(sql.unsafe`CREATE INDEX ON ${tables.moderated_comments} (author_id)`);
   },
 
   async apply(db, events, tables) {
-    // New comments are only indexed here: each run of them goes in one statement.
-    let posted: { id: string; channelId: string; postId: string; authorId: string }[] = [];
-    for (const recorded of events) {
-      if (recorded.type === 'commentPosted') {
-        const { channelId, postId, authorId } = commentPosted.shape.data.parse(recorded.data);
-        posted.push({ id: commentOfStream(recorded.streamName), channelId, postId, authorId });
-        continue;
-      }
-      await indexComments(db, tables, posted);
-      posted = [];
-      const row = recorded.streamName.startsWith(`${MODERATION_CATEGORY}-`)
-        ? await channelEvent(db, tables, recorded)
-        : await commentEvent(db, tables, recorded);
-      if (row) await record(db, tables, recorded, row);
-    }
-    await indexComments(db, tables, posted);
+    await applyAroundErasures(
+      events,
+      (run) => applyRun(db, tables, run),
+      (users) => eraseModerated(db, tables, users),
+    );
   },
 
   // Comment events change what the comments projection holds, not what clients read from here.
-  changes: (_db, events) =>
-    events
+  async changes(db, events, tables) {
+    const channels = events
       .filter((recorded) => recorded.streamName.startsWith(`${MODERATION_CATEGORY}-`))
-      .map((recorded) => scopes.moderators(channelOfModerationStream(recorded.streamName))),
+      .map((recorded) => channelOfModerationStream(recorded.streamName));
+    if (events.some((recorded) => recorded.type === 'userErased')) {
+      channels.push(...(await channelsOfErasedModerators(db, tables)));
+    }
+    return [...new Set(channels)].map(scopes.moderators);
+  },
 };
+
+async function applyRun(
+  db: CommonQueryMethods,
+  tables: ModerationTables,
+  events: readonly RecordedEvent[],
+): Promise<void> {
+  // New comments are only indexed here: each run of them goes in one statement.
+  let posted: { id: string; channelId: string; postId: string; authorId: string }[] = [];
+  for (const recorded of events) {
+    if (recorded.type === 'commentPosted') {
+      const { channelId, postId, authorId } = commentPosted.shape.data.parse(recorded.data);
+      posted.push({ id: commentOfStream(recorded.streamName), channelId, postId, authorId });
+      continue;
+    }
+    await indexComments(db, tables, posted);
+    posted = [];
+    const row = recorded.streamName.startsWith(`${MODERATION_CATEGORY}-`)
+      ? await channelEvent(db, tables, recorded)
+      : await commentEvent(db, tables, recorded);
+    if (row) await record(db, tables, recorded, row);
+  }
+  await indexComments(db, tables, posted);
+}
 
 async function indexComments(
   db: CommonQueryMethods,
@@ -229,7 +253,7 @@ async function commentEvent(
   if (event.type === 'commentDeletedByAuthor' || event.type === 'commentPosted') return null;
   const comment = await db.maybeOne(
     sql.type(
-      z.object({ channelId: z.string(), postId: z.string(), userId: z.string() }),
+      z.object({ channelId: z.string(), postId: z.string(), userId: z.string().nullable() }),
     )`SELECT channel_id AS "channelId", post_id AS "postId", author_id AS "userId" FROM ${index} WHERE id = ${commentId}`,
   );
   if (!comment) throw new Error(`comment ${commentId} has events before it was posted`);

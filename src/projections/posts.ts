@@ -9,6 +9,7 @@ import {
   postOfStream,
 } from '../events/posts.ts';
 import { postsViewed, userOfReaderStream, VIEWS_CATEGORY } from '../events/interactions.ts';
+import { applyAroundErasures, ERASURES } from './erasures.ts';
 import type { Projection, Tables } from './projection.ts';
 import { scopes } from './scopes.ts';
 
@@ -171,16 +172,37 @@ async function applyOne(db: CommonQueryMethods, recorded: RecordedEvent, tables:
   }
 }
 
+// Post events one by one (they are few); the run's views together at the end, in two statements (views
+// only name posts that were visible, so they come after their post in the log anyway).
+async function applyPostEvents(
+  db: CommonQueryMethods,
+  events: readonly RecordedEvent[],
+  tables: PostTables,
+): Promise<void> {
+  const views: { postId: string; userId: string; at: string }[] = [];
+  for (const recorded of events) {
+    if (recorded.type !== 'postsViewed') {
+      await applyOne(db, recorded, tables);
+      continue;
+    }
+    const { postIds, at } = postsViewed.shape.data.parse(recorded.data);
+    const userId = userOfReaderStream(recorded);
+    for (const postId of postIds) views.push({ postId, userId, at });
+  }
+  await countViews(db, tables, views);
+}
+
 /**
  * `channel_posts` (one row per post with its status and a `version` that moves with every change, which
  * the feed's ETag uses), `post_buttons` and `post_attachments`. Post events come from admins, a few at a
- * time, so each is applied on its own.
+ * time, so each is applied on its own. `post_views` holds who viewed what; an erased user's rows go with
+ * the erasure, and the posts' view counts keep them (decision 048).
  */
 export const postsProjection: Projection<PostTable> = {
   name: 'posts',
   // 2: comment_count left for the comments projection's post_comment_counts.
   version: 2,
-  categories: [POSTS_CATEGORY, VIEWS_CATEGORY],
+  categories: [POSTS_CATEGORY, VIEWS_CATEGORY, ERASURES],
   // Views are the bulk of all writes and their counts may show late anyway (FEED_COUNTS_LAG_MS).
   gatherMs: 200,
   tables: ['channel_posts', 'post_buttons', 'post_attachments', 'post_views'],
@@ -240,20 +262,15 @@ export const postsProjection: Projection<PostTable> = {
       )`);
   },
 
-  // Post events one by one (they are few); the batch's views together at the end, in two statements
-  // (views only name posts that were visible, so they come after their post in the log anyway).
   async apply(db, events, tables) {
-    const views: { postId: string; userId: string; at: string }[] = [];
-    for (const recorded of events) {
-      if (recorded.type !== 'postsViewed') {
-        await applyOne(db, recorded, tables);
-        continue;
-      }
-      const { postIds, at } = postsViewed.shape.data.parse(recorded.data);
-      const userId = userOfReaderStream(recorded);
-      for (const postId of postIds) views.push({ postId, userId, at });
-    }
-    await countViews(db, tables, views);
+    await applyAroundErasures(
+      events,
+      (run) => applyPostEvents(db, run, tables),
+      async (users) => {
+        await db.query(sql.unsafe`
+          DELETE FROM ${tables.post_views} WHERE user_id = ANY (${sql.array([...users], 'text')})`);
+      },
+    );
   },
 
   // Views name their channel; post events only their post, whose channel is in the table.
@@ -261,6 +278,8 @@ export const postsProjection: Projection<PostTable> = {
     const changed = new Set<string>();
     const posts: string[] = [];
     for (const recorded of events) {
+      // The counts stay through an erasure; nothing a client reads moves.
+      if (recorded.type === 'userErased') continue;
       if (recorded.type === 'postsViewed') {
         changed.add(scopes.counts(postsViewed.shape.data.parse(recorded.data).channelId));
         continue;

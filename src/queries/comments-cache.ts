@@ -57,7 +57,8 @@ function cachedPage(rows: readonly CommentRow[], next: number): CachedPage {
   const hash = digest(JSON.stringify({ items: rows, head: next }), 22);
   const positions = new Map<string, number[]>();
   rows.forEach((row, i) => {
-    positions.set(row.authorId, [...(positions.get(row.authorId) ?? []), i]);
+    // An erased comment is nobody's.
+    if (row.authorId !== null) positions.set(row.authorId, [...(positions.get(row.authorId) ?? []), i]);
   });
   const authors = new Map([...positions].map(([author, at]) => [author, digest(at.join(), 22)]));
   const hasImages = rows.some((row) => row.image !== null);

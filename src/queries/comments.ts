@@ -9,9 +9,10 @@ const row = z
     id: z.string(),
     channel_id: z.string(),
     post_id: z.string(),
-    author_id: z.string(),
+    // Both null once the author was erased (decision 048).
+    author_id: z.string().nullable(),
     author_is_moderator: z.boolean(),
-    text: z.string(),
+    text: z.string().nullable(),
     status: commentStatusSchema,
     created_at: isoInstant,
     updated_at: isoInstant,
@@ -182,7 +183,8 @@ const reportRow = z
     comment_id: z.string(),
     channel_id: z.string(),
     post_id: z.string(),
-    reporter_id: z.string(),
+    // Null once the reporter was erased (decision 048), with the note.
+    reporter_id: z.string().nullable(),
     reason: reportReasonSchema,
     note: z.string().nullable(),
     status: z.enum(['open', 'resolved']),

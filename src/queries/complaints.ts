@@ -8,9 +8,10 @@ export const USER_LIST_LIMIT = 100;
 
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().transform((v) => v ?? undefined);
 
+// Erased (decision 048): a complaint keeps its reason and status, and loses its user, text and files.
 const summaryFields = z.object({
   id: z.string(),
-  user_id: z.string(),
+  user_id: z.string().nullable(),
   reason_id: z.string(),
   reason_title: z.string(),
   status: complaintStatusSchema,
@@ -36,7 +37,7 @@ const attachmentRow = z
   .object({
     file_id: z.string(),
     storage_key: z.string(),
-    name: z.string(),
+    name: z.string().nullable(),
     content_type: z.string(),
     size: z.coerce.number(),
   })
@@ -50,7 +51,11 @@ const attachmentRow = z
 export type ComplaintAttachmentRow = z.infer<typeof attachmentRow>;
 
 const detailRow = summaryFields
-  .extend({ text: z.string(), resolved_by: nullable(z.string()), resolution_note: nullable(z.string()) })
+  .extend({
+    text: z.string().nullable(),
+    resolved_by: nullable(z.string()),
+    resolution_note: nullable(z.string()),
+  })
   .transform((r) => ({ ...toSummary(r), text: r.text, resolvedBy: r.resolved_by, note: r.resolution_note }));
 
 export type ComplaintDetail = z.infer<typeof detailRow> & {

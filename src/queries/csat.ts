@@ -65,10 +65,11 @@ export interface CsatFilter {
   readonly targetType?: CsatTargetType | undefined;
 }
 
+// An erased user's ratings stay, without their user or comment (decision 048).
 const ratingRow = z
   .object({
     id: z.string(),
-    user_id: z.string(),
+    user_id: z.string().nullable(),
     target_type: csatTargetTypeSchema,
     target_id: z.string(),
     rating: z.number().int(),

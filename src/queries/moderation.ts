@@ -34,7 +34,8 @@ const banRow = z
   .object({
     user_id: z.string(),
     until: isoInstant.nullable(),
-    reason: z.string(),
+    // Null once the banned user was erased (decision 048).
+    reason: z.string().nullable(),
     banned_by_type: z.string(),
     banned_by_id: z.string(),
     banned_at: isoInstant,
@@ -74,7 +75,8 @@ const eventRow = z
     user_id: z.string().nullable(),
     action: z.string(),
     actor_type: z.string(),
-    actor_id: z.string(),
+    // Null once a user who acted (a reporter, a refused poster) was erased (decision 048).
+    actor_id: z.string().nullable(),
     reason: z.string().nullable(),
     detail: z.record(z.string(), z.unknown()),
     occurred_at: isoInstant,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 
 export interface PostStats {
   readonly postId: string;
+  /** `total` counts every view; `byDay` those of users not erased since. */
   readonly views: { readonly total: number; readonly byDay: { day: string; count: number }[] };
   readonly reactions: Readonly<Record<string, number>>;
   readonly clicks: {
@@ -18,8 +19,8 @@ const perDay = z.object({ day: z.string(), count: z.number() });
 
 /** A post's numbers for its authors: views and clicks per UTC day, reactions by emoji, clicks by button. */
 export async function postStats(db: CommonQueryMethods, postId: string): Promise<PostStats | null> {
-  const post = await db.maybeOne(sql.type(z.object({ notified: z.boolean() }))`
-    SELECT notify AND published_at IS NOT NULL AS notified FROM channel_posts WHERE id = ${postId}`);
+  const post = await db.maybeOne(sql.type(z.object({ notified: z.boolean(), view_count: z.number() }))`
+    SELECT notify AND published_at IS NOT NULL AS notified, view_count FROM channel_posts WHERE id = ${postId}`);
   if (post === null) return null;
   const day = (column: string) =>
     sql.fragment`to_char(${sql.identifier([column])} AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
@@ -41,7 +42,8 @@ export async function postStats(db: CommonQueryMethods, postId: string): Promise
   const sum = (rows: readonly { count: number }[]) => rows.reduce((n, r) => n + r.count, 0);
   return {
     postId,
-    views: { total: sum(viewsByDay), byDay: [...viewsByDay] },
+    // Erased users' views leave `post_views` (and so the days) but stay in the post's count (decision 048).
+    views: { total: post.view_count, byDay: [...viewsByDay] },
     reactions: Object.fromEntries(reactions.map((r) => [r.emoji, r.count])),
     clicks: {
       total: sum(byButton),

@@ -1,12 +1,15 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Config } from '../config.ts';
+import type { ResolvedConfig } from '../config.ts';
 import type { LeaderLocks } from '../db/leader-lock.ts';
 import type { Notifications } from '../db/notifications.ts';
 import type { DatabasePool } from '../db/pool.ts';
+import { createDataKeys, type DataKeys } from '../events/store/data-keys.ts';
 import { createKurrentDbEventStore } from '../events/store/kurrentdb.ts';
 import type { EventStore } from '../events/store/port.ts';
 import { createPostgresEventStore } from '../events/store/postgres.ts';
+import { withSealing } from '../events/store/sealing.ts';
+import { masterKey } from '../lib/sealed-box.ts';
 import { upcast } from '../events/upcasters.ts';
 import { type ChangeFeed, createChangeFeed } from '../projections/changes.ts';
 import { loadLiveState } from '../projections/checkpoints.ts';
@@ -20,6 +23,8 @@ import { type ProcessorRunner, startProcessorRunner } from '../processors/runner
 
 export interface EventSourcing {
   readonly store: EventStore;
+  /** The users' data keys the store seals with: erasing one erases what it sealed (decision 048). */
+  readonly keys: DataKeys;
   readonly projections: ProjectionRunner;
   readonly processors: ProcessorRunner;
   readonly waiter: ProjectionWaiter;
@@ -31,7 +36,7 @@ export interface EventSourcing {
 }
 
 export interface EventSourcingOptions {
-  readonly config: Pick<Config, 'EVENT_STORE' | 'EVENTSTORE_URL'>;
+  readonly config: EventStoreConfig;
   /** The read side's database; also the PostgreSQL event store's unless EVENT_STORE=kurrentdb. */
   readonly databaseUrl: string;
   readonly pool: DatabasePool;
@@ -54,21 +59,50 @@ export interface EventSourcingOptions {
   readonly storePoolSize?: number;
 }
 
-export function createEventStore(
-  options: Pick<EventSourcingOptions, 'config' | 'databaseUrl' | 'logger'> & { readonly poolSize?: number },
-): EventStore {
-  const { config, logger } = options;
-  if (config.EVENT_STORE === 'kurrentdb') {
-    if (!config.EVENTSTORE_URL) throw new Error('EVENTSTORE_URL is required when EVENT_STORE=kurrentdb');
-    return createKurrentDbEventStore({ connectionString: config.EVENTSTORE_URL, logger, upcast });
-  }
-  return createPostgresEventStore({
-    connectionString: options.databaseUrl,
-    logger,
-    upcast,
-    ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+export type EventStoreConfig = Pick<
+  ResolvedConfig,
+  'EVENT_STORE' | 'EVENTSTORE_URL' | 'DATA_KEY_SECRET' | 'DATA_KEY_SECRET_PREVIOUS'
+>;
+
+/** The users' data keys, in the read side's database whichever store holds the events. */
+export function createDataKeysOf(config: EventStoreConfig, databaseUrl: string): DataKeys {
+  return createDataKeys({
+    connectionString: databaseUrl,
+    master: masterKey(config.DATA_KEY_SECRET),
+    previous: config.DATA_KEY_SECRET_PREVIOUS ? [masterKey(config.DATA_KEY_SECRET_PREVIOUS)] : [],
   });
 }
+
+/**
+ * The configured event store, sealing the personal fields of events with `keys` (made here unless given).
+ * Closing the store closes the keys.
+ */
+export function createEventStore(
+  options: Pick<EventSourcingOptions, 'config' | 'databaseUrl' | 'logger'> & {
+    readonly poolSize?: number;
+    readonly keys?: DataKeys;
+  },
+): EventStore {
+  const { config, logger } = options;
+  const keys = options.keys ?? createDataKeysOf(config, options.databaseUrl);
+  if (config.EVENT_STORE === 'kurrentdb') {
+    if (!config.EVENTSTORE_URL) throw new Error('EVENTSTORE_URL is required when EVENT_STORE=kurrentdb');
+    return withSealing(
+      createKurrentDbEventStore({ connectionString: config.EVENTSTORE_URL, logger }),
+      keys,
+      upcast,
+    );
+  }
+  const store = createPostgresEventStore({
+    connectionString: options.databaseUrl,
+    logger,
+    ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+  });
+  return withSealing(store, keys, upcast);
+}
+
+/** Where processes tell each other of an erased key, so none keeps it in its cache. */
+export const DATA_KEY_ERASED = 'data_key_erased';
 
 /**
  * The event store with the projections and processors running on it: what main.ts and tests start
@@ -79,7 +113,18 @@ export async function startEventSourcing(options: EventSourcingOptions): Promise
   const list = options.projections ?? allProjections;
   // Every process waits for the read tables, also one that does not fill them.
   for (const projection of list) await loadLiveState(options.pool, projection);
-  const store = createEventStore({ ...options, poolSize: options.storePoolSize });
+  const keys = createDataKeysOf(options.config, options.databaseUrl);
+  const store = createEventStore({ ...options, keys, poolSize: options.storePoolSize });
+  // A key erased elsewhere leaves this cache; after a lost connection, every key does.
+  options.notifications?.listen(
+    DATA_KEY_ERASED,
+    (keyId) => {
+      keys.forget(keyId);
+    },
+    () => {
+      keys.forget();
+    },
+  );
   const changes = createChangeFeed({
     logger: options.logger,
     ...(options.notifications === undefined ? {} : { notifications: options.notifications }),
@@ -109,6 +154,7 @@ export async function startEventSourcing(options: EventSourcingOptions): Promise
   });
   return {
     store,
+    keys,
     projections,
     processors,
     waiter: createProjectionWaiter(options.pool, changes),

@@ -11,6 +11,7 @@ import type { DatabasePool } from '../db/pool.ts';
 import { buildOpsApp } from '../http/ops-app.ts';
 import type { ObjectStorage } from '../integrations/storage/port.ts';
 import { startScheduledPublisher } from '../jobs/publish-scheduled.ts';
+import { startErasures } from './erasures.ts';
 import { startRetentionJob } from '../jobs/retention.ts';
 import type { Processor } from '../processors/processor.ts';
 import type { Projection } from '../projections/projection.ts';
@@ -65,7 +66,7 @@ export interface ServiceOptions {
   readonly pace?: AppParts['pace'];
   /** False: no heartbeat (tests of one process that count statements). Default true. */
   readonly heartbeat?: boolean;
-  /** False: no schedule or retention job even with the worker role (tests that start their own). */
+  /** False: no schedule, retention or erasure job even with the worker role (tests that start their own). */
   readonly jobs?: boolean;
 }
 
@@ -195,6 +196,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         uploadDir: config.S3_BUCKET ? undefined : config.UPLOAD_DIR,
       });
       stack.push('retention job', () => retention.stop());
+      const erasures = startErasures({
+        pool,
+        eventSourcing,
+        notifications,
+        push,
+        support,
+        storage: options.storage,
+        locks,
+        logger,
+      });
+      stack.push('erasure job', () => erasures.stop());
     }
     // Other processes' changes are heard before the first request is answered.
     await notifications.whenListening(5_000);

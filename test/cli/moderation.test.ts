@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { adminCall, createTestAdmin, loginToken } from '../support/admin.ts';
-import { useRunningApp } from '../support/app.ts';
+import { TEST_SECRETS, useRunningApp } from '../support/app.ts';
 import { commentAs } from '../support/comments.ts';
 import { postThrough } from '../support/posts.ts';
 import { spawnService } from '../support/process.ts';
@@ -29,7 +29,8 @@ describe('npm run cli -- moderation replay', () => {
       spawnService(
         process.execPath,
         ['src/cli.ts', 'moderation', 'replay', '--channel', channelId, ...extra],
-        { DATABASE_URL: used.db.url, LOG_LEVEL: 'warn' },
+        // The app's data key secret: the replay opens what the app sealed (decision 048).
+        { DATABASE_URL: used.db.url, DATA_KEY_SECRET: TEST_SECRETS.DATA_KEY_SECRET, LOG_LEVEL: 'warn' },
       );
     const now = replay();
     expect(await now.exited).toBe(0);

@@ -95,6 +95,17 @@ describe("the author's delete", () => {
     given([posted]).when({ type: 'deleteOwn', userId: 'bob', at }).thenRefuses('forbidden');
     given([]).when({ type: 'deleteOwn', userId: 'ann', at }).thenRefuses('not_found');
   });
+  it('is refused once the comment was erased with its author: the same host id is someone new (403)', () => {
+    const erased: CommentEvent = { type: 'commentPosted', data: { ...postedData, text: null } };
+    given([erased]).when({ type: 'deleteOwn', userId: 'ann', at }).thenRefuses('forbidden');
+    given([erased, hidden]).when({ type: 'deleteOwn', userId: 'ann', at }).thenRefuses('forbidden');
+  });
+  it('leaves an erased comment to the moderators', () => {
+    const erased: CommentEvent = { type: 'commentPosted', data: { ...postedData, text: null } };
+    given([erased])
+      .when({ type: 'delete', by: mod, at })
+      .then([{ type: 'commentDeleted', data: { by: mod, previousStatus: 'visible', at } }]);
+  });
 });
 
 describe('moderation', () => {

@@ -43,7 +43,13 @@ describe('.env.example', () => {
     const environment = parseEnv(uncommented);
     expect(Object.keys(environment).toSorted()).toEqual(Object.keys(envSchema.in.shape).toSorted());
     expect(envSchema.parse(environment)).toEqual(envSchema.parse({}));
-    for (const secret of ['JWT_SECRET', 'ADMIN_SESSION_SECRET', 'FILE_URL_SECRET', 'SUPPORT_ACCESS_TOKEN']) {
+    for (const secret of [
+      'JWT_SECRET',
+      'ADMIN_SESSION_SECRET',
+      'FILE_URL_SECRET',
+      'DATA_KEY_SECRET',
+      'SUPPORT_ACCESS_TOKEN',
+    ]) {
       expect(environment[secret], secret).toBe('');
     }
   });

@@ -5,6 +5,7 @@ import { postsProjection } from '../../src/projections/posts.ts';
 import { reactionsProjection } from '../../src/projections/reactions.ts';
 import { adminCall, createTestAdmin, loginToken } from '../support/admin.ts';
 import { bearer, startApp, TEST_SECRETS, useRunningApp } from '../support/app.ts';
+import { eraseUser } from '../support/erase-user.ts';
 import { eventually } from '../support/eventually.ts';
 import { sessionToken } from '../support/jwt.ts';
 import { type PostStep, postThrough } from '../support/posts.ts';
@@ -358,6 +359,47 @@ describe('post stats for authors', () => {
       // Published without `notify`: no push.
       push: null,
     });
+  });
+});
+
+describe('post stats after an erasure', () => {
+  it("keep the erased user's view, click and reaction in the totals; their day of views goes", async () => {
+    const id = await post('measured, then erased');
+    const { buttons } = (await fetch(`${url()}/api/channel/${channelId}/posts/${id}`, {
+      headers: alice,
+    }).then((r) => r.json())) as { buttons: { id: string }[] };
+    const buttonId = buttons[0]?.id ?? '';
+    const cleo = bearer(sessionToken(TEST_SECRETS.JWT_SECRET, 'cleo'));
+    const dan = bearer(sessionToken(TEST_SECRETS.JWT_SECRET, 'dan'));
+    for (const headers of [cleo, dan]) {
+      await fetch(`${url()}/api/channel/${channelId}/views`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ postIds: [id] }),
+      });
+    }
+    await fetch(`${url()}/api/channel/${channelId}/posts/${id}/buttons/${buttonId}/click`, {
+      method: 'POST',
+      headers: cleo,
+    });
+    expect((await reactTo(id, '🔥', 'PUT', cleo)).status).toBe(200);
+    type Stats = {
+      views: { total: number; byDay: { count: number }[] };
+      reactions: Record<string, number>;
+      clicks: { total: number };
+    };
+    const stats = async () =>
+      (await adminCall(url(), admin, 'GET', `/admin/posts/${id}/stats`)).body as Stats;
+    await eventually(stats, (s) => s.views.total === 2 && s.clicks.total === 1 && s.reactions['🔥'] === 1);
+
+    await eraseUser(used, 'cleo', ['posts', 'clicks', 'reactions', 'reads']);
+    expect(await stats()).toMatchObject({
+      views: { total: 2, byDay: [{ count: 1 }] },
+      reactions: { '🔥': 1 },
+      clicks: { total: 1 },
+    });
+    const mine = (await feed(cleo)).body?.items.find((p) => p.id === id)?.reactions;
+    expect(mine).toEqual({ counts: { '🔥': 1 }, mine: [] });
   });
 });
 

@@ -119,6 +119,15 @@ describe('the complaint note, processed directly', () => {
     expect(await contactOfUser(db.pool, userId)).toBeNull();
   });
 
+  it('writes nothing for a complaint whose user was erased (its text reads as null)', async () => {
+    const { userId, contactId } = await userWithContact();
+    const event = recorded(randomUUID(), submission(userId, { text: null }));
+    const calls = sandbox.calls.length;
+    await complaintNotesProcessor(port).process(event, context(event));
+    expect(sandbox.calls.length).toBe(calls);
+    expect(notesOf(contactId)).toHaveLength(0);
+  });
+
   it('gives up at once on a contact the provider no longer knows (a refusal no retry changes)', async () => {
     const { userId, contactId } = await userWithContact();
     sandbox.state.contacts.delete(contactId); // deleted at Intercom, still in user_contacts

@@ -155,6 +155,25 @@ describe('the CSAT note processor, against the Intercom sandbox', () => {
     expect(tagsOn(conversation)).toEqual(['csat-5']);
   });
 
+  it("notes an erased user's rating like any other: its comment, null once erased, was never in the note", async () => {
+    const conversation: CsatTarget = { type: 'conversation', id: await openConversation() };
+    await rateTarget(conversation, 2);
+    const [stored] = await store.readStream(csatStream(conversation));
+    if (!stored) throw new Error('no rating recorded');
+    // What the sealing store hands over once the user's key is gone.
+    const erased = { ...stored, data: { ...(stored.data as Record<string, unknown>), comment: null } };
+    const context = {
+      idempotencyKey: erased.id,
+      attempt: 1,
+      maxAttempts: 1,
+      logger: silent,
+      signal: new AbortController().signal,
+    };
+    await csatNotesProcessor(intercomCsatNotes(() => intercom)).process(erased, context);
+    expect(notesOn(conversation)).toEqual([`<p>CSAT 2/5 (ref ${erased.id})</p>`]);
+    expect(tagsOn(conversation)).toEqual(['csat-2']);
+  });
+
   it('rides out a provider outage: the rating is recorded at once, the note follows after retries', async () => {
     const registry = new Registry();
     start(registry);

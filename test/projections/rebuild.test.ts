@@ -93,6 +93,8 @@ describe('projections rebuild', () => {
     const before = await liveGeneration();
     const rebuild = spawnService(process.execPath, ['src/cli.ts', 'projections', 'rebuild', 'devices'], {
       DATABASE_URL: service.db.url,
+      // The service's master key: the rebuild opens the sealed device tokens (decision 048).
+      DATA_KEY_SECRET: TEST_SECRETS.DATA_KEY_SECRET,
       LOG_LEVEL: 'warn',
     });
     expect(await rebuild.exited).toBe(0);

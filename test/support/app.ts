@@ -22,6 +22,7 @@ export const TEST_SECRETS = {
   JWT_SECRET: 'test-jwt-secret-0123456789abcdefghijklmnop',
   ADMIN_SESSION_SECRET: 'test-admin-secret-0123456789abcdefghijklmn',
   FILE_URL_SECRET: 'test-file-secret-0123456789abcdefghijklmnop',
+  DATA_KEY_SECRET: 'test-data-key-secret-0123456789abcdefghijkl',
 };
 
 export type EnvOverrides = Record<string, string | undefined>;
@@ -88,6 +89,8 @@ export interface StartOptions {
   readonly port?: number;
   /** Beat in `service_instances` as main.ts does (off by default: one test process is many apps). */
   readonly heartbeat?: boolean;
+  /** Run the schedule, retention and erasure jobs as the worker role does (off by default). */
+  readonly jobs?: boolean;
 }
 
 /** Production refuses to run without Intercom; tests of production behaviour get a token no call uses. */
@@ -120,8 +123,8 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
     storage,
     // One process alone: no heartbeat, whose statements the cost tests would otherwise count.
     heartbeat: options.heartbeat ?? false,
-    // The schedule and retention jobs have tests of their own, which start them.
-    jobs: false,
+    // The jobs have tests of their own, which start them; an end-to-end test asks for them.
+    jobs: options.jobs ?? false,
     ...(options.projections ? { projections: options.projections } : {}),
     ...(options.processors ? { processors: options.processors } : {}),
     push: { retry: { maxAttempts: 3, baseDelayMs: 50, maxDelayMs: 200 }, ...options.push },

@@ -12,9 +12,17 @@ interface CommentActionsProps {
 /** What a moderator can do to a comment in its status, and the way to ban its author. */
 export function CommentActions({ comment, pending, onAsk, onUnhide }: CommentActionsProps) {
   const author = comment.author.userId;
-  const banPath = `/bans?channel=${encodeURIComponent(comment.channelId)}&user=${encodeURIComponent(author)}`;
+  // An erased author is nobody to ban.
+  const banPath =
+    author === null
+      ? null
+      : `/bans?channel=${encodeURIComponent(comment.channelId)}&user=${encodeURIComponent(author)}`;
   return (
-    <div className="actions" role="group" aria-label={`Moderate the comment by ${author}`}>
+    <div
+      className="actions"
+      role="group"
+      aria-label={`Moderate the comment by ${author ?? 'an erased user'}`}
+    >
       {comment.status === 'visible' ? (
         <button
           type="button"
@@ -41,7 +49,7 @@ export function CommentActions({ comment, pending, onAsk, onUnhide }: CommentAct
           Delete
         </button>
       )}
-      <Link to={banPath}>Ban the author</Link>
+      {banPath === null ? null : <Link to={banPath}>Ban the author</Link>}
     </div>
   );
 }

@@ -4,6 +4,13 @@ import { formatDateTime, formatNumber } from './format.ts';
 
 /** The words of a comment, or what stands for them when it has none. */
 export function CommentText({ comment }: { readonly comment: Pick<AdminComment, 'text' | 'image'> }) {
+  if (comment.text === null) {
+    return (
+      <p className="comment-text">
+        <em>Erased with its author</em>
+      </p>
+    );
+  }
   if (comment.text !== '') return <p className="comment-text">{comment.text}</p>;
   return (
     <p className="comment-text">
@@ -12,11 +19,22 @@ export function CommentText({ comment }: { readonly comment: Pick<AdminComment, 
   );
 }
 
+/** An app's user id, or what stands for it once the user was erased. */
+export function UserId({ userId }: { readonly userId: string | null }) {
+  return userId === null ? <em>an erased user</em> : <span className="user-id">{userId}</span>;
+}
+
 /** Who wrote a comment: the app's user id, and whether they moderate the channel. */
-export function Author({ userId, isModerator }: { readonly userId: string; readonly isModerator: boolean }) {
+export function Author({
+  userId,
+  isModerator,
+}: {
+  readonly userId: string | null;
+  readonly isModerator: boolean;
+}) {
   return (
     <>
-      <span className="user-id">{userId}</span>
+      <UserId userId={userId} />
       {isModerator ? <span className="badge"> moderator</span> : null}
     </>
   );

@@ -58,7 +58,7 @@ export function EventCard({ event, channelTitle, selfId }: EventCardProps) {
   const by =
     event.actor.type === 'admin' && event.actor.id === selfId
       ? 'you'
-      : `${actorLabels[event.actor.type] ?? event.actor.type} ${event.actor.id}`;
+      : `${actorLabels[event.actor.type] ?? event.actor.type} ${event.actor.id ?? '(erased)'}`;
   return (
     <li className="card event-card">
       <h3>

@@ -1,4 +1,5 @@
 import type { ModerationReplay } from '../api/history.ts';
+import { UserId } from './comment-card.tsx';
 import { formatDateTime, formatNumber } from './format.ts';
 import { formatInstant } from './instant-input.tsx';
 
@@ -26,7 +27,7 @@ export function ReplayView({ replay, textOf }: ReplayViewProps) {
               {comments.map((comment) => (
                 <li key={comment.id}>
                   <span className={`badge ${comment.status}`}>{comment.status}</span>{' '}
-                  <span className="user-id">{comment.authorId}</span>, {formatDateTime(comment.createdAt)}
+                  <UserId userId={comment.authorId} />, {formatDateTime(comment.createdAt)}
                   {comment.reports === 0
                     ? null
                     : `, ${formatNumber(comment.reports)} reports (${formatNumber(comment.openReports)} open)`}
@@ -47,7 +48,8 @@ export function ReplayView({ replay, textOf }: ReplayViewProps) {
               {bans.map((ban) => (
                 <li key={ban.userId}>
                   <span className="user-id">{ban.userId}</span>,{' '}
-                  {ban.until === null ? 'until lifted' : `until ${formatDateTime(ban.until)}`}: {ban.reason}
+                  {ban.until === null ? 'until lifted' : `until ${formatDateTime(ban.until)}`}:{' '}
+                  {ban.reason ?? <em>reason erased</em>}
                 </li>
               ))}
             </ul>

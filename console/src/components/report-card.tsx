@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import type { AdminComment, CommentReport, ReportAction } from '../api/moderation.ts';
-import { Author, CommentText } from './comment-card.tsx';
+import { Author, CommentText, UserId } from './comment-card.tsx';
 import { formatDateTime, formatNumber } from './format.ts';
 
 const reasonLabels: Record<CommentReport['reason'], string> = {
@@ -71,8 +71,8 @@ export function ReportCard({ comment, loading, reports, children }: ReportCardPr
       <ul className="report-reasons" aria-label="Reports">
         {reports.map((report) => (
           <li key={report.id}>
-            <strong>{reasonLabels[report.reason]}</strong> from{' '}
-            <span className="user-id">{report.reporterId}</span>, {formatDateTime(report.createdAt)}
+            <strong>{reasonLabels[report.reason]}</strong> from <UserId userId={report.reporterId} />,{' '}
+            {formatDateTime(report.createdAt)}
             {report.note === undefined ? null : <span className="report-note">“{report.note}”</span>}
           </li>
         ))}

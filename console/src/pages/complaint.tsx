@@ -7,6 +7,7 @@ import { newIdempotencyKey } from '../api/keys.ts';
 import { fieldErrorsOf } from '../api/problem.ts';
 import { type Admin, can } from '../api/session.ts';
 import { FormProblem, TextArea } from '../components/fields.tsx';
+import { UserId } from '../components/comment-card.tsx';
 import { formatDateTime, formatNumber } from '../components/format.ts';
 import { useAdmin } from '../components/layout.tsx';
 import { PageHeading } from '../components/page-heading.tsx';
@@ -48,7 +49,7 @@ function ComplaintView({ id, admin }: { readonly id: string; readonly admin: Adm
       <div className="complaint">
         <section aria-labelledby="complaint-text" className="card">
           <h2 id="complaint-text">What the user wrote</h2>
-          <p className="description">{detail.text}</p>
+          <p className="description">{detail.text ?? <em>Erased with the user who wrote it.</em>}</p>
           {detail.attachments.length === 0 ? null : <Attachments detail={detail} />}
         </section>
         <dl className="facts card">
@@ -60,7 +61,9 @@ function ComplaintView({ id, admin }: { readonly id: string; readonly admin: Adm
           </div>
           <div>
             <dt>User</dt>
-            <dd>{detail.userId}</dd>
+            <dd>
+              <UserId userId={detail.userId} />
+            </dd>
           </div>
           <div>
             <dt>Filed</dt>

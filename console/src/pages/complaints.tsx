@@ -9,6 +9,7 @@ import {
 } from '../api/complaints.ts';
 import { can } from '../api/session.ts';
 import { Field } from '../components/fields.tsx';
+import { UserId } from '../components/comment-card.tsx';
 import { formatDateTime, formatNumber } from '../components/format.ts';
 import { useAdmin } from '../components/layout.tsx';
 import { PageHeading } from '../components/page-heading.tsx';
@@ -97,7 +98,9 @@ function ComplaintCard({ complaint }: { readonly complaint: Complaint }) {
         </div>
         <div>
           <dt>User</dt>
-          <dd>{complaint.userId}</dd>
+          <dd>
+            <UserId userId={complaint.userId} />
+          </dd>
         </div>
         <div>
           <dt>Filed</dt>
@@ -112,7 +115,7 @@ function ComplaintCard({ complaint }: { readonly complaint: Complaint }) {
       </dl>
       <Link
         to={`/complaints/${complaint.id}`}
-        aria-label={`View the complaint “${complaint.reason.title}” from ${complaint.userId}`}
+        aria-label={`View the complaint “${complaint.reason.title}” from ${complaint.userId ?? 'an erased user'}`}
       >
         View
       </Link>

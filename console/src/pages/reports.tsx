@@ -151,7 +151,7 @@ function ReportedComment({ comment, loading, reports, onResolved }: ReportedComm
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [first] = reports;
   const author = comment?.author.userId;
-  const banPath = author === undefined ? null : banPathOf(first.channelId, author);
+  const banPath = author === undefined || author === null ? null : banPathOf(first.channelId, author);
   const act = (action: ReportAction) => {
     // The promise, not `mutate`'s callbacks: the card is gone from the queue by the time the lists are
     // read again, and the page still says what was done. A refusal shows on the card (`resolve.error`).

@@ -83,6 +83,13 @@ const fileHeaders = {
   'X-Content-Type-Options': header('`nosniff`: the declared type is the detected one.', text, true),
 };
 
+/** A download of personal data (`x-download`, plugins/admin-etags.ts): saved as a file, never cached. */
+const isDownload = (operation: Operation) => operation['x-download'] === true;
+const downloadHeaders = {
+  'Content-Disposition': header('`attachment`, with the name to save the file under.', text, true),
+  'Cache-Control': header('`no-store`: the answer holds personal data, which no cache may keep.', text, true),
+};
+
 const binary = { '*/*': { schema: { type: 'string', format: 'binary' } } };
 
 const isBinary = (response: Response) =>
@@ -113,7 +120,10 @@ const ifNoneMatch: Parameter = {
   description: 'The ETag of the answer the caller holds: 304 while it is still the current one.',
 };
 
-/** Every admin GET with a JSON answer can answer 304 (plugins/admin-etags.ts), whatever its route declares. */
+/**
+ * Every admin GET with a JSON answer can answer 304 (plugins/admin-etags.ts), whatever its route declares,
+ * but a download.
+ */
 function declareRevalidation(operation: Operation): void {
   const responses = operation.responses;
   if (responses?.['200']?.content?.['application/json'] === undefined || '304' in responses) return;
@@ -153,6 +163,7 @@ function describe(path: string, operation: Operation): void {
       if (status === 206) headers['Content-Range'] = header('`bytes <first>-<last>/<size>`.', text, true);
     } else if (status >= 200 && status < 300) {
       if (poll && status === 200) Object.assign(headers, tagHeaders, providerPoll ? staleHeaders : {});
+      if (isDownload(operation)) Object.assign(headers, downloadHeaders);
       if (idempotent) {
         headers['Idempotent-Replayed'] = header(
           '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.',
@@ -171,7 +182,7 @@ export function describeResponses(document: Document): void {
     if (path.startsWith('/api/') && operation.responses && !('429' in operation.responses)) {
       operation.responses['429'] = { description: placeholder };
     }
-    if (isAdmin(path) && method === 'get') declareRevalidation(operation);
+    if (isAdmin(path) && method === 'get' && !isDownload(operation)) declareRevalidation(operation);
     describe(path, operation);
   }
   document.components = {

@@ -5,6 +5,7 @@ import { complaintsProjection } from '../../../src/projections/complaints.ts';
 import { adminCall, createTestAdmin, loginToken, type TestAdmin } from '../../support/admin.ts';
 import { bearer, TEST_SECRETS, useRunningApp } from '../../support/app.ts';
 import { clientApi } from '../../support/chat.ts';
+import { eraseUser } from '../../support/erase-user.ts';
 import { sessionToken } from '../../support/jwt.ts';
 import { expectRebuildEqualsLive } from '../../support/rebuild.ts';
 
@@ -14,7 +15,7 @@ const api = clientApi(url);
 
 const summary = z.strictObject({
   id: z.uuid(),
-  userId: z.string(),
+  userId: z.string().nullable(),
   reason: z.strictObject({ id: z.uuid(), title: z.string() }),
   status: z.enum(['open', 'resolved']),
   conversationId: z.string().optional(),
@@ -24,11 +25,11 @@ const summary = z.strictObject({
 });
 const page = z.object({ items: z.array(summary), nextCursor: z.string().nullable() });
 const detail = summary.extend({
-  text: z.string(),
+  text: z.string().nullable(),
   attachments: z.array(
     z.strictObject({
       id: z.uuid(),
-      name: z.string(),
+      name: z.string().nullable(),
       contentType: z.string(),
       size: z.number(),
       url: z.string(),
@@ -111,6 +112,32 @@ describe('GET /admin/complaints/:id', () => {
     const download = await fetch(shown.attachments[0]?.url ?? '');
     expect(download.status).toBe(200);
     expect(await download.text()).toBe('the receipt bytes');
+  });
+
+  it("shows an erased user's complaint without its user, text or attachments, its reason and resolution kept", async () => {
+    const fileId = await upload('pia', 'erased receipt');
+    const id = await fileComplaint('pia', { attachmentIds: [fileId] });
+    expect((await as('support', 'POST', `/admin/complaints/${id}/resolve`, { note: 'done' })).status).toBe(
+      200,
+    );
+    await eraseUser(used, 'pia', ['complaints']);
+
+    const answer = await as('support', 'GET', `/admin/complaints/${id}`);
+    expect(answer.status).toBe(200);
+    expect(detail.parse(answer.body)).toMatchObject({
+      id,
+      userId: null,
+      text: null,
+      attachments: [],
+      reason: { id: reasonId },
+      status: 'resolved',
+      note: 'done',
+    });
+    const listed = page.parse((await as('support', 'GET', '/admin/complaints?limit=100')).body);
+    expect(listed.items.find((c) => c.id === id)).toMatchObject({ userId: null, status: 'resolved' });
+    // The user's own list no longer holds it: it is no one's now.
+    const own = await api.get('pia', '/complaints');
+    expect(own.json).toMatchObject({ items: [] });
   });
 
   it('answers 404 for an unknown complaint and 400 for an id that is not one', async () => {

@@ -7,6 +7,7 @@ import { rate } from '../../../src/commands/csat.ts';
 import type { CsatTargetType } from '../../../src/events/csat.ts';
 import { adminCall, createTestAdmin, loginToken } from '../../support/admin.ts';
 import { useRunningApp } from '../../support/app.ts';
+import { eraseUser } from '../../support/erase-user.ts';
 
 const used = useRunningApp();
 const url = () => used.running.url;
@@ -18,6 +19,7 @@ interface Seed {
   readonly rating: number;
   readonly at: string;
   readonly comment?: string;
+  readonly userId?: string;
 }
 
 /** Ratings recorded through the command, at chosen instants, once the projection has them. */
@@ -27,7 +29,7 @@ async function seedRatings(seeds: readonly Seed[]): Promise<string[]> {
   for (const seed of seeds) {
     const command = {
       ratingId: randomUUID(),
-      userId: `rater-${ids.length}`,
+      userId: seed.userId ?? `rater-${ids.length}`,
       targetType: seed.targetType,
       targetId: `target-${randomUUID()}`,
       rating: seed.rating,
@@ -71,7 +73,7 @@ const listOf = z.object({
     z
       .object({
         id: z.string(),
-        userId: z.string(),
+        userId: z.string().nullable(),
         targetId: z.string(),
         rating: z.number(),
         ratedAt: z.string(),
@@ -160,6 +162,32 @@ describe('GET /admin/csat', () => {
       ).body,
     );
     expect(empty).toMatchObject({ items: [], nextCursor: null, count: 0, average: null });
+  });
+
+  it("lists an erased user's ratings without their user or comment, and still counts them", async () => {
+    const may = 'from=2021-05-01T00:00:00Z&to=2021-05-02T00:00:00Z';
+    const [gone, alsoGone, kept] = await seedRatings([
+      {
+        targetType: 'conversation',
+        rating: 1,
+        at: '2021-05-01T08:00:00.000Z',
+        comment: 'Awful',
+        userId: 'qia',
+      },
+      { targetType: 'ticket', rating: 2, at: '2021-05-01T09:00:00.000Z', userId: 'qia' },
+      { targetType: 'ticket', rating: 5, at: '2021-05-01T10:00:00.000Z', comment: 'Great', userId: 'rob' },
+    ]);
+    await eraseUser(used, 'qia', ['csat']);
+
+    const answer = await adminCall(url(), owner(), 'GET', `/admin/csat?${may}`);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const body = listOf.parse(answer.body);
+    expect(body.items).toEqual([
+      expect.objectContaining({ id: kept, userId: 'rob', comment: 'Great', rating: 5 }),
+      expect.objectContaining({ id: alsoGone, userId: null, comment: null, rating: 2 }),
+      expect.objectContaining({ id: gone, userId: null, comment: null, rating: 1 }),
+    ]);
+    expect(body).toMatchObject({ count: 3, average: 8 / 3, distribution: { 1: 1, 2: 1, 3: 0, 4: 0, 5: 1 } });
   });
 
   it('covers the 30 days up to now by default', async () => {

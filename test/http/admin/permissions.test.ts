@@ -356,6 +356,11 @@ const matrix: readonly {
     call: () => ({ method: 'GET', path: '/admin/analytics/csat' }),
   },
   {
+    route: 'GET /admin/users/{userId}/export',
+    allowed: ['owner'],
+    call: () => ({ method: 'GET', path: '/admin/users/matrix-user/export' }),
+  },
+  {
     route: 'POST /admin/auth/logout-all',
     allowed: ALL,
     call: () => ({ method: 'POST', path: '/admin/auth/logout-all' }),

@@ -16,6 +16,7 @@ import { moderationRoutes } from './moderation.ts';
 import { moderationHistoryRoutes } from './moderation-history.ts';
 import { noticesRoutes } from './notices.ts';
 import { postsRoutes } from './posts.ts';
+import { privacyRoutes } from './privacy.ts';
 import { reasonsRoutes } from './reasons.ts';
 import { adminComplaintsRoutes } from './complaints.ts';
 
@@ -57,4 +58,5 @@ export const adminRoutes: FastifyPluginAsync = async (app) => {
   await app.register(adminCsatRoutes);
   await app.register(analyticsRoutes);
   await app.register(adminComplaintsRoutes);
+  await app.register(privacyRoutes);
 };

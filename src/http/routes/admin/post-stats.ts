@@ -28,7 +28,13 @@ export function postStatsRoute(app: AdminApp): void {
           200: z
             .object({
               postId: z.uuid(),
-              views: z.object({ total: z.number().int(), byDay: dayCounts }),
+              views: z.object({
+                total: z
+                  .number()
+                  .int()
+                  .describe('every view; `byDay` leaves out those of users erased since'),
+                byDay: dayCounts,
+              }),
               reactions: z.record(z.string(), z.number().int()),
               clicks: z.object({
                 total: z.number().int(),

@@ -7,8 +7,11 @@ export const adminCommentSchema = z
     id: z.uuid(),
     channelId: z.uuid(),
     postId: z.uuid(),
-    author: z.object({ userId: z.string(), isModerator: z.boolean() }),
-    text: z.string(),
+    author: z.object({
+      userId: z.string().nullable().describe('null once the author was erased'),
+      isModerator: z.boolean(),
+    }),
+    text: z.string().nullable().describe('null once the author was erased (the picture goes too)'),
     image: z
       .object({
         contentType: z.string(),
@@ -29,7 +32,7 @@ export const reportSchema = z
     commentId: z.uuid(),
     channelId: z.uuid(),
     postId: z.uuid(),
-    reporterId: z.string(),
+    reporterId: z.string().nullable().describe('null once the reporter was erased (the note goes too)'),
     reason: reportReasonSchema,
     note: z.string().optional(),
     status: z.enum(['open', 'resolved']),

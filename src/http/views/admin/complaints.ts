@@ -8,7 +8,7 @@ const optional = <K extends string, V>(key: K, value: V | undefined) =>
 export const adminComplaintSchema = z
   .object({
     id: z.uuid(),
-    userId: z.string(),
+    userId: z.string().nullable().describe('null once the user was erased'),
     reason: z.object({ id: z.uuid(), title: z.string().describe('as it was when the complaint was filed') }),
     status: complaintStatusSchema,
     conversationId: z.string().optional(),
@@ -20,11 +20,11 @@ export const adminComplaintSchema = z
 
 export const adminComplaintDetailSchema = adminComplaintSchema
   .extend({
-    text: z.string(),
+    text: z.string().nullable().describe('null once the user was erased (their attachments go too)'),
     attachments: z.array(
       z.object({
         id: z.uuid(),
-        name: z.string(),
+        name: z.string().nullable(),
         contentType: z.string(),
         size: z.number().int(),
         url: z.string().describe('a short-lived signed link (`/files/:id?t=`)'),

@@ -4,11 +4,11 @@ import { csatScoreSchema, csatTargetTypeSchema } from '../../../events/csat.ts';
 export const adminCsatRatingSchema = z
   .object({
     id: z.uuid(),
-    userId: z.string(),
+    userId: z.string().nullable().describe('null once the user was erased'),
     targetType: csatTargetTypeSchema,
     targetId: z.string(),
     rating: csatScoreSchema,
-    comment: z.string().nullable(),
+    comment: z.string().nullable().describe('null without one, or once the user was erased'),
     ratedAt: z.iso.datetime(),
   })
   .meta({ id: 'AdminCsatRating' });

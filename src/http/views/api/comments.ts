@@ -14,6 +14,10 @@ export const commentSchema = z
     createdAt: z.iso.datetime(),
     status: z.enum(['visible', 'hidden', 'deleted']),
     mine: z.boolean(),
+    erased: z
+      .literal(true)
+      .optional()
+      .describe('erased with its author: empty text and author id, no image; absent otherwise'),
   })
   .meta({ id: 'Comment' });
 export const tombstoneSchema = z
@@ -31,12 +35,15 @@ export type CommentImageUrl = (comment: { readonly id: string; readonly storageK
 
 /** A comment as API.md gives it to one reader. */
 export function commentView(row: CommentViewSource, readerId: string, imageUrl: CommentImageUrl) {
-  const { id, postId, image } = row;
+  const { id, postId } = row;
+  // Its text is gone with its author (decision 048): it keeps its place in the thread, and nothing else.
+  const erased = row.text === null;
+  const image = erased ? null : row.image;
   return {
     id,
     postId,
-    author: { userId: row.authorId, isModerator: row.authorIsModerator },
-    text: row.text,
+    author: { userId: erased ? '' : (row.authorId ?? ''), isModerator: !erased && row.authorIsModerator },
+    text: row.text ?? '',
     ...(image
       ? {
           image: {
@@ -48,7 +55,8 @@ export function commentView(row: CommentViewSource, readerId: string, imageUrl: 
       : {}),
     createdAt: row.createdAt,
     status: row.status,
-    mine: row.authorId === readerId,
+    mine: !erased && row.authorId === readerId,
+    ...(erased ? { erased: true as const } : {}),
   };
 }
 

@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import pg from 'pg';
+import { type MasterKey, newDataKey, open, seal } from '../../lib/sealed-box.ts';
+
+/** A user's data key: what seals the personal fields of the user's events (decision 048). */
+export interface DataKey {
+  readonly id: string;
+  readonly key: Buffer;
+}
+
+export interface DataKeys {
+  /** The user's key, made on first use. After an erasure, a new one: the user starts afresh. */
+  keyOf(userId: string): Promise<DataKey>;
+  /** The keys of these ids; null for an id whose key was erased. */
+  byIds(ids: readonly string[]): Promise<ReadonlyMap<string, Buffer | null>>;
+  /** Deletes the user's key, and with it every field it sealed; the id of the key erased, if there was one. */
+  erase(userId: string): Promise<string | null>;
+  /** Drops a key from this process's cache (another process erased it), or every key. */
+  forget(keyId?: string): void;
+  /** Wraps every key under the current master key; how many were wrapped anew. */
+  rewrap(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface DataKeysOptions {
+  readonly connectionString: string;
+  /** Wraps new keys; the master keys of earlier secrets still unwrap what they wrapped. */
+  readonly master: MasterKey;
+  readonly previous?: readonly MasterKey[];
+  /** Keys held unwrapped in memory (default 50,000: about 5 MB). */
+  readonly cacheSize?: number;
+}
+
+interface Row {
+  key_id: string;
+  user_id: string;
+  wrapped: Buffer;
+  master_id: string;
+}
+
+const wrapContext = (keyId: string) => `data-key:${keyId}`;
+
+export function createDataKeys(options: DataKeysOptions): DataKeys {
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: 2 });
+  const masters = new Map([options.master, ...(options.previous ?? [])].map((m) => [m.id, m]));
+  const max = options.cacheSize ?? 50_000;
+  const byId = new LRUCache<string, { userId: string; key: Buffer }>({ max });
+  const byUser = new LRUCache<string, string>({ max });
+  const making = new Map<string, Promise<DataKey>>();
+
+  const unwrap = (row: Row): Buffer => {
+    const master = masters.get(row.master_id);
+    if (!master) {
+      throw new Error(
+        `data key ${row.key_id} is wrapped by an unknown master key: give this process the service's ` +
+          'DATA_KEY_SECRET, and the one before a rotation as DATA_KEY_SECRET_PREVIOUS',
+      );
+    }
+    return open(master.key, row.wrapped, wrapContext(row.key_id));
+  };
+  const remember = (row: Row): DataKey => {
+    const key = unwrap(row);
+    byId.set(row.key_id, { userId: row.user_id, key });
+    byUser.set(row.user_id, row.key_id);
+    return { id: row.key_id, key };
+  };
+
+  async function make(userId: string): Promise<DataKey> {
+    for (;;) {
+      const id = randomUUID();
+      const wrapped = seal(options.master.key, newDataKey(), wrapContext(id));
+      // Inserts a key, or finds the one another process made first (the same statement sees either).
+      const { rows } = await pool.query<Row>(
+        `WITH made AS (
+           INSERT INTO data_keys (key_id, user_id, wrapped, master_id) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (user_id) DO NOTHING RETURNING key_id, user_id, wrapped, master_id)
+         SELECT * FROM made UNION ALL
+         SELECT key_id, user_id, wrapped, master_id FROM data_keys WHERE user_id = $2`,
+        [id, userId, wrapped, options.master.id],
+      );
+      // Empty only when another transaction's key committed between the insert and the snapshot.
+      if (rows[0]) return remember(rows[0]);
+    }
+  }
+
+  return {
+    keyOf(userId) {
+      const cached = byUser.get(userId);
+      const entry = cached === undefined ? undefined : byId.get(cached);
+      if (cached !== undefined && entry) return Promise.resolve({ id: cached, key: entry.key });
+      const pending = making.get(userId) ?? make(userId).finally(() => making.delete(userId));
+      making.set(userId, pending);
+      return pending;
+    },
+
+    async byIds(ids) {
+      const found = new Map<string, Buffer | null>();
+      const missing: string[] = [];
+      for (const id of new Set(ids)) {
+        const entry = byId.get(id);
+        if (entry) found.set(id, entry.key);
+        else missing.push(id);
+      }
+      if (missing.length === 0) return found;
+      const { rows } = await pool.query<Row>(
+        'SELECT key_id, user_id, wrapped, master_id FROM data_keys WHERE key_id = ANY($1::uuid[])',
+        [missing],
+      );
+      for (const row of rows) found.set(row.key_id, remember(row).key);
+      for (const id of missing) if (!found.has(id)) found.set(id, null);
+      return found;
+    },
+
+    async erase(userId) {
+      const { rows } = await pool.query<{ key_id: string }>(
+        'DELETE FROM data_keys WHERE user_id = $1 RETURNING key_id',
+        [userId],
+      );
+      const id = rows[0]?.key_id ?? null;
+      byUser.delete(userId);
+      if (id !== null) byId.delete(id);
+      return id;
+    },
+
+    forget(keyId) {
+      if (keyId === undefined) {
+        byId.clear();
+        byUser.clear();
+        return;
+      }
+      const entry = byId.get(keyId);
+      byId.delete(keyId);
+      if (entry && byUser.get(entry.userId) === keyId) byUser.delete(entry.userId);
+    },
+
+    async rewrap() {
+      const { rows } = await pool.query<Row>(
+        'SELECT key_id, user_id, wrapped, master_id FROM data_keys WHERE master_id <> $1',
+        [options.master.id],
+      );
+      let count = 0;
+      for (const row of rows) {
+        const wrapped = seal(options.master.key, unwrap(row), wrapContext(row.key_id));
+        const done = await pool.query(
+          'UPDATE data_keys SET wrapped = $2, master_id = $3 WHERE key_id = $1 AND master_id = $4',
+          [row.key_id, wrapped, options.master.id, row.master_id],
+        );
+        count += done.rowCount ?? 0;
+      }
+      return count;
+    },
+
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { open, seal } from '../../lib/sealed-box.ts';
+import type { EventToAppend, Json, RecordedEvent } from '../envelope.ts';
+import { mapPath, personalData, type PersonalFields } from '../personal-data.ts';
+import { noUpcast, type Upcast } from '../upcasting.ts';
+import type { DataKeys } from './data-keys.ts';
+import type { EventStore } from './port.ts';
+
+/**
+ * Crypto-shredding around any event store (decision 048): the personal fields of `personalData` are
+ * sealed with their user's data key on the way in and opened on the way out, so deciders, projections
+ * and replays see plain values, and the store never holds them in the clear. A field whose key was
+ * erased reads as null. A field stored before sealing began reads as it was stored, until
+ * `events seal` seals it in place.
+ */
+const sealedSchema = z.object({ sealed: z.literal('v1'), key: z.uuid(), box: z.base64() });
+type Sealed = z.infer<typeof sealedSchema>;
+
+const asSealed = (value: Json): Sealed | null => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || value.sealed !== 'v1')
+    return null;
+  const parsed = sealedSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+};
+
+/** Whether a stored field is a sealed box (a field from before sealing is its plain value). */
+export const isSealed = (value: Json): boolean => asSealed(value) !== null;
+
+/** What binds a box to its place: a box moved to another event or field does not open. */
+const context = (eventId: string, path: string) => `${eventId}/${path}`;
+
+function fieldsOf(type: string): PersonalFields | undefined {
+  return Object.hasOwn(personalData, type) ? personalData[type] : undefined;
+}
+
+/** Seals the personal fields of one event with its subject's key (nothing to seal: the event as it is). */
+export async function sealEvent(
+  keys: Pick<DataKeys, 'keyOf'>,
+  stream: string,
+  event: Pick<EventToAppend, 'id' | 'type' | 'data'>,
+): Promise<Json> {
+  const fields = fieldsOf(event.type);
+  if (!fields) return event.data;
+  let data = event.data;
+  let key: { id: string; key: Buffer } | undefined;
+  for (const path of fields.paths) {
+    const plain: { path: string; value: Json }[] = [];
+    mapPath(data, path, (value) => {
+      if (value !== null && !asSealed(value)) plain.push({ path, value });
+      return value;
+    });
+    if (plain.length === 0) continue;
+    key ??= await keys.keyOf(fields.subject(event.data, stream));
+    const { id, key: secret } = key;
+    data = mapPath(data, path, (value) =>
+      value === null || asSealed(value)
+        ? value
+        : {
+            sealed: 'v1',
+            key: id,
+            box: seal(secret, Buffer.from(JSON.stringify(value), 'utf8'), context(event.id, path)).toString(
+              'base64',
+            ),
+          },
+    );
+  }
+  return data;
+}
+
+/** Opens the sealed fields of a batch with one lookup of their keys. */
+async function openEvents(
+  keys: Pick<DataKeys, 'byIds'>,
+  events: readonly RecordedEvent[],
+): Promise<RecordedEvent[]> {
+  const ids = new Set<string>();
+  for (const event of events) {
+    const fields = fieldsOf(event.type);
+    if (!fields) continue;
+    for (const path of fields.paths)
+      mapPath(event.data, path, (value) => {
+        const sealed = asSealed(value);
+        if (sealed) ids.add(sealed.key);
+        return value;
+      });
+  }
+  if (ids.size === 0) return [...events];
+  const found = await keys.byIds([...ids]);
+  return events.map((event) => {
+    const fields = fieldsOf(event.type);
+    if (!fields) return event;
+    let data = event.data;
+    for (const path of fields.paths)
+      data = mapPath(data, path, (value) => {
+        const sealed = asSealed(value);
+        if (!sealed) return value;
+        const key = found.get(sealed.key) ?? null;
+        if (key === null) return null;
+        return JSON.parse(
+          open(key, Buffer.from(sealed.box, 'base64'), context(event.id, path)).toString('utf8'),
+        ) as Json;
+      });
+    return data === event.data ? event : { ...event, data };
+  });
+}
+
+/**
+ * `store` sealed by `keys`. Build `store` without upcasting and pass it here instead: old versions are
+ * brought up after their fields are opened, so an upcaster sees plain values.
+ */
+export function withSealing(store: EventStore, keys: DataKeys, upcast: Upcast = noUpcast): EventStore {
+  const read = async (events: readonly RecordedEvent[]) => (await openEvents(keys, events)).map(upcast);
+  return {
+    kind: store.kind,
+    async append(stream, events, expected, options) {
+      const sealed = await Promise.all(
+        events.map(async (event) => ({ ...event, data: await sealEvent(keys, stream, event) })),
+      );
+      return store.append(stream, sealed, expected, options);
+    },
+    readStream: async (stream, options) => read(await store.readStream(stream, options)),
+    readAll: async (options) => read(await store.readAll(options)),
+    async *subscribe(options) {
+      for await (const batch of store.subscribe(options)) yield await read(batch);
+    },
+    headPosition: (categories) => store.headPosition(categories),
+    ping: () => store.ping(),
+    async close() {
+      await store.close();
+      await keys.close();
+    },
+  };
+}

@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { devicesStream } from '../../../src/events/devices.ts';
+import { createDataKeys, type DataKeys } from '../../../src/events/store/data-keys.ts';
+import { createPostgresEventStore } from '../../../src/events/store/postgres.ts';
+import type { EventStore } from '../../../src/events/store/port.ts';
+import { withSealing } from '../../../src/events/store/sealing.ts';
+import { upcast } from '../../../src/events/upcasters.ts';
+import { createLogger } from '../../../src/http/logger.ts';
+import { masterKey } from '../../../src/lib/sealed-box.ts';
+import { databaseText } from '../../support/database-text.ts';
+import { createTestDatabase, useTestDatabase } from '../../support/database.ts';
+import { describeEventStoreContract, freshCategory, testEvent } from './contract.ts';
+
+const logger = createLogger('silent');
+const MASTER = masterKey('sealing-test-master-secret-0123456789abcdef');
+
+describeEventStoreContract('sealing around PostgreSQL', async () => {
+  const db = await createTestDatabase();
+  const keys = createDataKeys({ connectionString: db.url, master: MASTER });
+  const store = withSealing(createPostgresEventStore({ connectionString: db.url, logger }), keys);
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await db.drop();
+    },
+  };
+});
+
+describe('the sealing event store', () => {
+  const db = useTestDatabase();
+  const open = (master = MASTER, previous: (typeof MASTER)[] = []) => {
+    const keys = createDataKeys({ connectionString: db.url, master, previous });
+    const raw = createPostgresEventStore({ connectionString: db.url, logger });
+    return { keys, raw, sealed: withSealing(raw, keys, upcast) };
+  };
+  const closeAll = async (...stores: { raw: EventStore; keys: DataKeys }[]) => {
+    for (const s of stores) {
+      await s.raw.close();
+      await s.keys.close();
+    }
+  };
+  const comment = (authorId: string, text: string) =>
+    testEvent('commentPosted', {
+      channelId: randomUUID(),
+      postId: randomUUID(),
+      authorId,
+      text,
+      at: new Date().toISOString(),
+    });
+
+  it('stores personal fields only sealed, and reads them back plain', async () => {
+    const s = open();
+    const stream = `comment-${randomUUID()}`;
+    const secretText = `only-in-the-box-${randomUUID()}`;
+    const event = comment('user-a', secretText);
+    await s.sealed.append(stream, [event], 'no_stream');
+    const [raw] = await s.raw.readStream(stream);
+    expect(JSON.stringify(raw?.data)).not.toContain(secretText);
+    expect(raw?.data).toMatchObject({ authorId: 'user-a', text: { sealed: 'v1' } });
+    expect(await databaseText(db.pool)).not.toContain(secretText);
+    const [read] = await s.sealed.readStream(stream);
+    expect(read?.data).toEqual(event.data);
+    await closeAll(s);
+  });
+
+  it('reads an erased user’s fields as null and leaves other users’ alone', async () => {
+    const s = open();
+    const mine = `comment-${randomUUID()}`;
+    const theirs = `comment-${randomUUID()}`;
+    const user = `erased-${randomUUID()}`;
+    await s.sealed.append(mine, [comment(user, 'to be forgotten')], 'no_stream');
+    await s.sealed.append(theirs, [comment('someone-else', 'to be kept')], 'no_stream');
+    expect(await s.keys.erase(user)).not.toBeNull();
+    // Another process, with nothing cached, finds the key gone too.
+    const other = open();
+    for (const store of [s.sealed, other.sealed]) {
+      expect((await store.readStream(mine))[0]?.data).toMatchObject({ authorId: user, text: null });
+      expect((await store.readStream(theirs))[0]?.data).toMatchObject({ text: 'to be kept' });
+    }
+    // A later write by the same host id gets a new key: a new user.
+    await s.sealed.append(mine, [comment(user, 'written after')], 'any');
+    const after = await other.sealed.readStream(mine);
+    expect(after.map((e) => (e.data as { text: unknown }).text)).toEqual([null, 'written after']);
+    expect(await s.keys.erase(`never-seen-${randomUUID()}`)).toBeNull();
+    await closeAll(s, other);
+  });
+
+  it('seals a device token and telemetry, and still upcasts a registration from before providers', async () => {
+    const s = open();
+    const user = `device-user-${randomUUID()}`;
+    const stream = devicesStream(user);
+    const token = `fcm-token-${randomUUID()}`;
+    const v1 = { ...testEvent('deviceRegistered', { platform: 'mobile', token }), id: randomUUID() };
+    await s.sealed.append(stream, [v1], 'no_stream');
+    expect(await databaseText(db.pool)).not.toContain(token);
+    const [read] = await s.sealed.readStream(stream);
+    expect(read?.data).toEqual({ platform: 'mobile', token, provider: 'fcm' });
+    await s.keys.erase(user);
+    s.keys.forget();
+    const [erased] = await s.sealed.readStream(stream);
+    expect(erased?.data).toEqual({ platform: 'mobile', token: null, provider: 'fcm' });
+    await closeAll(s);
+  });
+
+  it('refuses a box moved into another event', async () => {
+    const s = open();
+    const a = `comment-${randomUUID()}`;
+    const b = `comment-${randomUUID()}`;
+    await s.sealed.append(a, [comment('mover', 'first')], 'no_stream');
+    await s.sealed.append(b, [comment('mover', 'second')], 'no_stream');
+    await db.pool.query(
+      // The associated data is the event id and path: a box copied from a's event does not open in b's.
+      (await import('slonik')).sql.unsafe`
+        UPDATE events SET data = jsonb_set(data, '{text}', (SELECT data->'text' FROM events WHERE stream_name = ${a}))
+        WHERE stream_name = ${b}`,
+    );
+    await expect(s.sealed.readStream(b)).rejects.toThrow();
+    await closeAll(s);
+  });
+
+  it('opens keys wrapped under a previous master key, and rewraps them under the new one', async () => {
+    const oldMaster = masterKey('the-old-master-secret-0123456789abcdefgh');
+    const before = open(oldMaster);
+    const stream = `comment-${randomUUID()}`;
+    await before.sealed.append(
+      stream,
+      [comment(`rotated-${randomUUID()}`, 'survives rotation')],
+      'no_stream',
+    );
+    const during = open(MASTER, [oldMaster]);
+    expect((await during.sealed.readStream(stream))[0]?.data).toMatchObject({ text: 'survives rotation' });
+    expect(await during.keys.rewrap()).toBeGreaterThan(0);
+    const after = open(MASTER);
+    expect((await after.sealed.readStream(stream))[0]?.data).toMatchObject({ text: 'survives rotation' });
+    await closeAll(before, during, after);
+  });
+
+  it('passes events with nothing personal through untouched', async () => {
+    const s = open();
+    const stream = `${freshCategory()}-x`;
+    const event = testEvent('somethingElse', { text: 'not a listed type' });
+    await s.sealed.append(stream, [event], 'no_stream');
+    expect((await s.raw.readStream(stream))[0]?.data).toEqual(event.data);
+    await closeAll(s);
+  });
+});
