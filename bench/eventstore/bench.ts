@@ -2,9 +2,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDatabasePool } from '../../src/db/pool.ts';
-import { createPostgresEventStore } from '../../src/events/store/postgres.ts';
-import { upcast } from '../../src/events/upcasters.ts';
+import { randomBytes } from 'node:crypto';
 import { createLogger } from '../../src/http/logger.ts';
+import { createEventStore } from '../../src/wiring/event-sourcing.ts';
 import { positiveInt, say } from '../env.ts';
 import { machine } from '../machine.ts';
 import { sourceVersion } from '../source.ts';
@@ -53,7 +53,17 @@ export async function benchEventStore(signal: AbortSignal): Promise<number> {
   let code = 1;
   try {
     const database = await freshDatabase(teardown, logger);
-    const store = createPostgresEventStore({ connectionString: database.url, logger, upcast });
+    // The service's store: PostgreSQL, its personal fields (the device tokens) sealed (decision 048).
+    const store = createEventStore({
+      config: {
+        EVENT_STORE: 'postgres',
+        EVENTSTORE_URL: undefined,
+        DATA_KEY_SECRET: randomBytes(32).toString('base64url'),
+        DATA_KEY_SECRET_PREVIOUS: undefined,
+      },
+      databaseUrl: database.url,
+      logger,
+    });
     teardown.add('event store', () => store.close());
     const emmett = await startEmmett(database.url, teardown);
     say(

@@ -95,7 +95,7 @@ function appendsTable({ ours, emmett }: Results['appends']): string[] {
   const row = (name: string, pick: (s: AppendSeries) => string) =>
     `| ${name} | ${pick(ours)} | ${pick(emmett)} |`;
   return [
-    '| | ours (`createPostgresEventStore`) | Emmett (`getPostgreSQLEventStore`) |',
+    '| | ours (`createEventStore`: PostgreSQL, sealed) | Emmett (`getPostgreSQLEventStore`) |',
     '|---|---:|---:|',
     row('appends/s (median round)', (s) => int(s.appendsPerSecond)),
     row('appends/s by round', (s) => s.rounds.map(int).join(', ')),
@@ -188,7 +188,8 @@ export function renderMarkdown(p: Parameters, r: Results, checks: readonly Verdi
     "- **Appends/s**: appends completed in a round divided by the round's wall time (from its start until",
     '  the last in-flight append returns); the median of the rounds. Latency is each append call (hrtime),',
     '  pooled over the rounds. A conflict or any other error aborts the run.',
-    "- **Ratio**: our median appends/s divided by Emmett's. Ours is `store.append` as the service calls it.",
+    "- **Ratio**: our median appends/s divided by Emmett's. Ours is `store.append` as the service calls it,",
+    "  device tokens sealed with their user's data key (decision 048); Emmett stores them plain.",
     '  Emmett (`@event-driven-io/emmett-postgresql` 0.42, a dev dependency) gets its schema up front',
     '  (`schema.migrate()`), so no append pays for it; per append it runs BEGIN, `emt_append_to_stream(…)` with',
     "  the values inlined as literals, COMMIT: three round trips. It runs with pg's default type parsers, like",

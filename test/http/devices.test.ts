@@ -59,10 +59,13 @@ describe('POST /api/devices/register', () => {
     await register('dan', { platform: 'mobile', token: 'shared-phone' });
     expect(await tokensOf('cat')).toEqual([]);
     expect(await tokensOf('dan')).toEqual(['shared-phone']);
-    expect((await eventsOf('cat')).map((e) => [e.event_type, e.data])).toEqual([
+    // As the store reads them back: stored, the token is sealed with cat's data key (decision 048).
+    const history = await service.running.eventSourcing.store.readStream('userDevices-cat');
+    expect(history.map((e) => [e.type, e.data])).toEqual([
       ['deviceRegistered', { platform: 'mobile', token: 'shared-phone', provider: 'fcm' }],
       ['deviceUnregistered', { token: 'shared-phone', reason: 'movedToAnotherUser' }],
     ]);
+    expect(JSON.stringify(await eventsOf('cat'))).not.toContain('shared-phone');
 
     await register('cat', { platform: 'mobile', token: 'shared-phone' });
     expect(await tokensOf('cat')).toEqual(['shared-phone']);

@@ -9,7 +9,6 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { z } from 'zod';
 import { productionGuardFailures } from '../../src/config.ts';
 import { type PushFakes, startPushFakes } from '../../src/dev/push-fakes/index.ts';
-import { createPostgresEventStore } from '../../src/events/store/postgres.ts';
 import { createLogger } from '../../src/http/logger.ts';
 import { loadLiveState } from '../../src/projections/checkpoints.ts';
 import { devicesProjection } from '../../src/projections/devices.ts';
@@ -17,7 +16,8 @@ import { tablesOf } from '../../src/projections/projection.ts';
 import { type DeliveryOutcome, deliveryCounts } from '../../src/push/push-log.ts';
 import { deviceKey, PUSH_QUEUES } from '../../src/push/queues.ts';
 import { type PushOptions, type PushServices, startPush } from '../../src/wiring/push.ts';
-import { type EnvOverrides, LogCapture, testConfig } from '../support/app.ts';
+import { type EnvOverrides, LogCapture, TEST_SECRETS, testConfig } from '../support/app.ts';
+import { serviceEventStore } from '../support/service-store.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { eventually, waitUntil } from '../support/eventually.ts';
 import { spawnService } from '../support/process.ts';
@@ -45,7 +45,7 @@ afterEach(async () => {
 async function scenario() {
   const db = await createTestDatabase();
   cleanups.push(() => db.drop());
-  const store = createPostgresEventStore({ connectionString: db.url, logger: createLogger('silent') });
+  const store = serviceEventStore(db.url, TEST_SECRETS.DATA_KEY_SECRET);
   cleanups.push(() => store.close());
   // The public `devices` view reads the live generation of the devices projection; this creates it.
   const { generation } = await loadLiveState(db.pool, devicesProjection);
@@ -191,6 +191,7 @@ describe('a worker killed mid-broadcast', () => {
     const workers = 2;
     const child = spawnService(process.execPath, ['test/support/push-worker.ts'], {
       DATABASE_URL: db.url,
+      DATA_KEY_SECRET: TEST_SECRETS.DATA_KEY_SECRET,
       ...fakes.env,
       PUSH_WORKERS: String(workers),
     });

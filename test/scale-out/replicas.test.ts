@@ -3,17 +3,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createPostgresEventStore } from '../../src/events/store/postgres.ts';
-import { createLogger } from '../../src/http/logger.ts';
 import { leaseSize } from '../../src/integrations/rate-limiters/leased-counts.ts';
 import { allProjections } from '../../src/projections/index.ts';
 import { rebuildProjection } from '../../src/projections/rebuild.ts';
 import { adminCall, createTestAdmin, loginToken, postLogin } from '../support/admin.ts';
+import { TEST_SECRETS } from '../support/app.ts';
 import { commentAs, userHeaders } from '../support/comments.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { eventually, waitUntil } from '../support/eventually.ts';
 import { postThrough } from '../support/posts.ts';
 import { connectTestRedis } from '../support/redis.ts';
+import { serviceEventStore } from '../support/service-store.ts';
 import {
   type RoundRobinProxy,
   type ServiceProcess,
@@ -125,7 +125,7 @@ describe.skipIf(redis === null)('several processes, one service', () => {
       );
     const live = await snapshot();
     expect(live.flat().length).toBeGreaterThan(0);
-    const store = createPostgresEventStore({ connectionString: db.url, logger: createLogger('silent') });
+    const store = serviceEventStore(db.url, TEST_SECRETS.DATA_KEY_SECRET);
     try {
       await rebuildProjection({ pool: db.pool, store, connectionString: db.url, projection });
     } finally {

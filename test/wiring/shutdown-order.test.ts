@@ -18,6 +18,7 @@ const SERVICE_PARTS = [
   'push workers',
   'schedule job',
   'retention job',
+  'erasure job',
   'http server',
 ];
 

@@ -361,6 +361,16 @@ const matrix: readonly {
     call: () => ({ method: 'GET', path: '/admin/users/matrix-user/export' }),
   },
   {
+    route: 'POST /admin/users/{userId}/erasure',
+    allowed: ['owner'],
+    call: () => ({ method: 'POST', path: '/admin/users/matrix-erased-user/erasure' }),
+  },
+  {
+    route: 'GET /admin/users/{userId}/erasure',
+    allowed: ['owner'],
+    call: () => ({ method: 'GET', path: '/admin/users/matrix-erased-user/erasure' }),
+  },
+  {
     route: 'POST /admin/auth/logout-all',
     allowed: ALL,
     call: () => ({ method: 'POST', path: '/admin/auth/logout-all' }),
