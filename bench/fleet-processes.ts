@@ -35,10 +35,15 @@ export interface ServiceLauncher {
   start(apiProcesses: number | null): Promise<ServiceSet>;
 }
 
-/** Secrets every process must share: a session minted by one is checked by another. */
+/** Secrets every process must share: a session minted by one is checked by another, a key wrapped by one opened. */
 function sharedSecrets(): Record<string, string> {
   const secret = () => randomBytes(32).toString('base64url');
-  return { JWT_SECRET: secret(), ADMIN_SESSION_SECRET: secret(), FILE_URL_SECRET: secret() };
+  return {
+    JWT_SECRET: secret(),
+    ADMIN_SESSION_SECRET: secret(),
+    FILE_URL_SECRET: secret(),
+    DATA_KEY_SECRET: secret(),
+  };
 }
 
 const ready = (child: Child) => serviceReady.parse(child.ready);

@@ -114,6 +114,7 @@ function benchConfig(logLevel: string, env: Readonly<Record<string, string>> = {
     JWT_SECRET: secret(),
     ADMIN_SESSION_SECRET: secret(),
     FILE_URL_SECRET: secret(),
+    DATA_KEY_SECRET: secret(),
     // The boot guards do not run here, so a bench may point the senders at its fakes.
     ...env,
   });

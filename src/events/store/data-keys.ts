@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
+import { batched } from '../../lib/batched.ts';
 import { type MasterKey, newDataKey, open, seal } from '../../lib/sealed-box.ts';
 
 /** A user's data key: what seals the personal fields of the user's events (decision 048). */
@@ -40,6 +41,7 @@ interface Row {
 }
 
 const wrapContext = (keyId: string) => `data-key:${keyId}`;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function createDataKeys(options: DataKeysOptions): DataKeys {
   const pool = new pg.Pool({ connectionString: options.connectionString, max: 2 });
@@ -66,23 +68,41 @@ export function createDataKeys(options: DataKeysOptions): DataKeys {
     return { id: row.key_id, key };
   };
 
-  async function make(userId: string): Promise<DataKey> {
-    for (;;) {
-      const id = randomUUID();
-      const wrapped = seal(options.master.key, newDataKey(), wrapContext(id));
-      // Inserts a key, or finds the one another process made first (the same statement sees either).
-      const { rows } = await pool.query<Row>(
-        `WITH made AS (
-           INSERT INTO data_keys (key_id, user_id, wrapped, master_id) VALUES ($1, $2, $3, $4)
+  /**
+   * Makes the keys of users first seen together in one statement (`batched`: a crowd of new commenters
+   * costs a round trip per turn of the event loop, not one each). The statement inserts a key for each, or
+   * finds the one another process made first.
+   */
+  const make = batched(async (userIds: readonly string[]): Promise<DataKey[]> => {
+    const found = new Map<string, DataKey>();
+    for (let missing = [...new Set(userIds)]; missing.length > 0;) {
+      const fresh = missing.map(() => {
+        const id = randomUUID();
+        return { id, wrapped: seal(options.master.key, newDataKey(), wrapContext(id)) };
+      });
+      // Named: prepared once per connection, as it runs for every batch of new users.
+      const { rows } = await pool.query<Row>({
+        name: 'data-keys-make',
+        text: `WITH wanted AS (
+           SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[]) AS w (key_id, user_id, wrapped)),
+         made AS (
+           INSERT INTO data_keys (key_id, user_id, wrapped, master_id)
+           SELECT key_id, user_id, wrapped, $4 FROM wanted
            ON CONFLICT (user_id) DO NOTHING RETURNING key_id, user_id, wrapped, master_id)
          SELECT * FROM made UNION ALL
-         SELECT key_id, user_id, wrapped, master_id FROM data_keys WHERE user_id = $2`,
-        [id, userId, wrapped, options.master.id],
-      );
-      // Empty only when another transaction's key committed between the insert and the snapshot.
-      if (rows[0]) return remember(rows[0]);
+         SELECT k.key_id, k.user_id, k.wrapped, k.master_id FROM data_keys k JOIN wanted w USING (user_id)`,
+        values: [fresh.map((f) => f.id), missing, fresh.map((f) => f.wrapped), options.master.id],
+      });
+      for (const row of rows) found.set(row.user_id, remember(row));
+      // A user missing from both halves: another transaction's key committed between insert and snapshot.
+      missing = missing.filter((u) => !found.has(u));
     }
-  }
+    return userIds.map((u) => {
+      const key = found.get(u);
+      if (!key) throw new Error('a data key was neither made nor found');
+      return key;
+    });
+  });
 
   return {
     keyOf(userId) {
@@ -100,13 +120,16 @@ export function createDataKeys(options: DataKeysOptions): DataKeys {
       for (const id of new Set(ids)) {
         const entry = byId.get(id);
         if (entry) found.set(id, entry.key);
+        // Not a key id at all (only this code writes them): no key opens it.
+        else if (!UUID.test(id)) found.set(id, null);
         else missing.push(id);
       }
       if (missing.length === 0) return found;
-      const { rows } = await pool.query<Row>(
-        'SELECT key_id, user_id, wrapped, master_id FROM data_keys WHERE key_id = ANY($1::uuid[])',
-        [missing],
-      );
+      const { rows } = await pool.query<Row>({
+        name: 'data-keys-by-id',
+        text: 'SELECT key_id, user_id, wrapped, master_id FROM data_keys WHERE key_id = ANY($1::uuid[])',
+        values: [missing],
+      });
       for (const row of rows) found.set(row.key_id, remember(row).key);
       for (const id of missing) if (!found.has(id)) found.set(id, null);
       return found;

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { open, seal } from '../../lib/sealed-box.ts';
 import type { EventToAppend, Json, RecordedEvent } from '../envelope.ts';
 import { mapPath, personalData, type PersonalFields } from '../personal-data.ts';
@@ -13,15 +12,26 @@ import type { EventStore } from './port.ts';
  * erased reads as null. A field stored before sealing began reads as it was stored, until
  * `events seal` seals it in place.
  */
-const sealedSchema = z.object({ sealed: z.literal('v1'), key: z.uuid(), box: z.base64() });
-type Sealed = z.infer<typeof sealedSchema>;
+/** A sealed field as stored: the data key's id and the box. */
+interface Sealed {
+  readonly sealed: 'v1';
+  readonly key: string;
+  readonly box: string;
+}
 
-const asSealed = (value: Json): Sealed | null => {
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || value.sealed !== 'v1')
-    return null;
-  const parsed = sealedSchema.safeParse(value);
-  return parsed.success ? parsed.data : null;
-};
+/**
+ * The shape checked by hand, not by a schema: it runs for every personal field of every event read. A box
+ * that is not what it claims fails to open (the tag), and a key id that is not one finds no key.
+ */
+const asSealed = (value: Json): Sealed | null =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  value.sealed === 'v1' &&
+  typeof value.key === 'string' &&
+  typeof value.box === 'string'
+    ? (value as unknown as Sealed)
+    : null;
 
 /** Whether a stored field is a sealed box (a field from before sealing is its plain value). */
 export const isSealed = (value: Json): boolean => asSealed(value) !== null;

@@ -137,6 +137,23 @@ describe('the sealing event store', () => {
     await closeAll(before, during, after);
   });
 
+  it('makes one key per user when many ask at once, in two processes', async () => {
+    const a = open();
+    const b = open();
+    const users = Array.from({ length: 40 }, (_, i) => `crowd-${i}-${randomUUID()}`);
+    const asked = await Promise.all(
+      users.flatMap((u) => [a.keys.keyOf(u), b.keys.keyOf(u), a.keys.keyOf(u)]),
+    );
+    for (let i = 0; i < users.length; i++) {
+      const [first, second, third] = asked.slice(i * 3, i * 3 + 3);
+      expect(second?.id).toBe(first?.id);
+      expect(third?.id).toBe(first?.id);
+      expect(second?.key.equals(first?.key ?? Buffer.alloc(0))).toBe(true);
+    }
+    expect(new Set(asked.map((k) => k.id)).size).toBe(users.length);
+    await closeAll(a, b);
+  });
+
   it('passes events with nothing personal through untouched', async () => {
     const s = open();
     const stream = `${freshCategory()}-x`;
