@@ -2442,6 +2442,35 @@ export interface components {
                 /** Format: date-time */
                 updatedAt: string;
             } | null;
+            /** @description what was pushed to the user (ids and outcomes; what a push said is not kept) */
+            pushes: {
+                /** @enum {string} */
+                kind: "reply" | "post" | "notice";
+                /** @enum {string} */
+                category: "chat" | "ticket" | "system";
+                conversationId: string | null;
+                ticketId: string | null;
+                postId: string | null;
+                noticeId: string | null;
+                /** @description a resolved ticket: the push asked for a rating */
+                csat: boolean;
+                /** @description the push as a whole: `queued` for its devices, or skipped (`no_device`, `not_configured`) */
+                outcome: string;
+                /** Format: date-time */
+                createdAt: string;
+                /** @description to the user's devices only; a device is not named, as only a digest of it is kept */
+                deliveries: {
+                    /** @enum {string} */
+                    platform: "mobile" | "tma";
+                    /** @enum {string} */
+                    outcome: "queued" | "sent" | "failed" | "refused" | "removed" | "muted" | "online" | "not_configured";
+                    /** @description the push service's answer, when it refused */
+                    code: string | null;
+                    attempts: number;
+                    /** Format: date-time */
+                    updatedAt: string;
+                }[];
+            }[];
             comments: {
                 /** Format: uuid */
                 id: string;
@@ -2527,6 +2556,17 @@ export interface components {
                 /** Format: date-time */
                 assignedAt: string;
             }[];
+            /** @description what moderation did about the user or their comments; who acted is not named */
+            moderationHistory: {
+                /** @description user_banned, ban_lifted, moderator_assigned, comment_hidden, comment_reported, … */
+                action: string;
+                /** Format: uuid */
+                channelId: string;
+                postId: string | null;
+                commentId: string | null;
+                /** Format: date-time */
+                at: string;
+            }[];
             csatRatings: {
                 /** Format: uuid */
                 id: string;
@@ -2580,6 +2620,27 @@ export interface components {
                 /** Format: date-time */
                 mappedAt: string;
             } | null;
+            /** @description the user's read markers in support conversations */
+            conversationReads: {
+                conversationId: string;
+                lastReadMessageId: string | null;
+                /**
+                 * Format: date-time
+                 * @description when the last message read was written
+                 */
+                lastReadAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+            }[];
+            /** @description the last version of each support ticket the user looked at */
+            ticketReads: {
+                ticketId: string;
+                /**
+                 * Format: date-time
+                 * @description the ticket version last seen
+                 */
+                seenUpdatedAt: string;
+            }[];
             /** @description the support conversations and tickets: kept by the provider, not by this service */
             supportProvider: {
                 /** @constant */

@@ -57,6 +57,10 @@ export interface PrivacyDataSet {
   readonly adaCommentId: string;
   readonly benCommentId: string;
   readonly conversationId: string;
+  /** A ticket the team opened for Ada, which she looked at. */
+  readonly ticketId: string;
+  /** A post in the channel Ada moderates, published with a push to every device. */
+  readonly helpPostId: string;
   /** Ada's contact at the Intercom sandbox. */
   readonly contactId: string;
   readonly reasonId: string;
@@ -93,9 +97,25 @@ export const exportOf = (url: string, token: string, userId: string, headers: Re
     headers: { ...bearer(token), ...headers },
   });
 
+type ExportedPush = { kind: string; outcome: string; deliveries: { outcome: string }[] };
+
 /**
- * Ada's export once what lands after its request has landed: her view, and her telemetry written at
- * Intercom. Before an erasure, this is the data set settled.
+ * The post's push has reached both of Ada's devices and its sends have settled; with no push service,
+ * its own outcome says so too (the fan-out's last write).
+ */
+const postPushSettled = (pushes: unknown): boolean =>
+  Array.isArray(pushes) &&
+  (pushes as ExportedPush[]).some(
+    (p) =>
+      p.kind === 'post' &&
+      p.deliveries.length === 2 &&
+      p.deliveries.every((d) => d.outcome !== 'queued') &&
+      (p.outcome !== 'queued' || p.deliveries.some((d) => d.outcome !== 'not_configured')),
+  );
+
+/**
+ * Ada's export once what lands after its request has landed: her view, her telemetry written at
+ * Intercom, and the post's push to her devices. Before an erasure, this is the data set settled.
  */
 export const settledExportOfAda = (url: string, owner: string) =>
   eventually(
@@ -103,22 +123,47 @@ export const settledExportOfAda = (url: string, owner: string) =>
     (b) =>
       Array.isArray(b.postViews) &&
       b.postViews.length === 1 &&
-      (b.supportContact as { telemetryWritten?: boolean } | null)?.telemetryWritten === true,
+      (b.supportContact as { telemetryWritten?: boolean } | null)?.telemetryWritten === true &&
+      postPushSettled(b.pushes),
+    10_000,
   );
 
-/** Ada's support conversation, closed by the team once her poll shows it closed, so she may rate it. */
+/**
+ * Ada's support conversation, which she read, closed by the team once her poll shows it closed, so she
+ * may rate it.
+ */
 async function closedConversation(used: UsedApp): Promise<string> {
   const api = clientApi(() => used.running.url);
   const { conversationId } = await expectStatus<{ conversationId: string }>(
     api.post(ADA, '/conversations', { text: 'Help me' }),
     201,
   );
+  await expectStatus(api.post(ADA, `/conversations/${conversationId}/read`, {}), 204);
   await requireSandbox(used.running.support.sandbox).operator.close(conversationId);
   await eventually(
     async () => (await api.get(ADA, `/conversations/${conversationId}`)).json as { state: string },
     (c) => c.state === 'closed',
   );
   return conversationId;
+}
+
+/** A ticket the team opens for Ada's contact; looking at it sets her read marker. */
+async function seenTicket(used: UsedApp, contactId: string): Promise<string> {
+  const api = clientApi(() => used.running.url);
+  const sandbox = requireSandbox(used.running.support.sandbox);
+  const { id } = await sandbox.operator.createTicket({ contactId, title: 'Broken screen' });
+  await eventually(
+    async () => (await api.get(ADA, `/tickets/${id}`)).status,
+    (status) => status === 200,
+  );
+  return id;
+}
+
+/** A post in the channel Ada moderates (she is banned from the other), pushed to every device. */
+async function pushedPost(url: string, owner: string, channelId: string): Promise<string> {
+  const postId = await postThrough(url, owner, channelId, [], { text: 'FAQ' });
+  await expectStatus(adminCall(url, owner, 'POST', `/admin/posts/${postId}/publish`, { notify: true }));
+  return postId;
 }
 
 async function admins(used: UsedApp) {
@@ -152,11 +197,12 @@ async function content(url: string, owner: string) {
 }
 
 /**
- * Makes the data set through the app's APIs. Ada: support first, so her contact exists when her
- * devices' telemetry is written there; then devices, settings, a comment, a reaction, a view, a click, a
- * read marker, an upload attached to a complaint, a CSAT rating, and a report with a note on Ben's
- * comment. Ben: a comment, a device, a reaction, a view, an upload. The owner bans Ada from the channel
- * and makes her a moderator of the other one.
+ * Makes the data set through the app's APIs. Ada: support first (a conversation she read, a ticket she
+ * looked at), so her contact exists when her devices' telemetry is written there; then devices, settings,
+ * a comment, a reaction, a view, a click, a read marker, an upload attached to a complaint, a CSAT rating,
+ * and a report with a note on Ben's comment. Ben: a comment, a device, a reaction, a view, an upload. The
+ * owner bans Ada from the channel, makes her a moderator of the other one, and publishes a post there
+ * with a push to every device.
  */
 export async function makePrivacyDataSet(used: UsedApp): Promise<PrivacyDataSet> {
   const url = used.running.url;
@@ -168,6 +214,7 @@ export async function makePrivacyDataSet(used: UsedApp): Promise<PrivacyDataSet>
   const conversationId = await closedConversation(used);
   const sandbox = requireSandbox(used.running.support.sandbox);
   const contactId = [...sandbox.state.contacts.values()].find((c) => c.externalId === ADA)?.id ?? '';
+  const ticketId = await seenTicket(used, contactId);
   const rating = {
     targetType: 'conversation',
     targetId: conversationId,
@@ -202,6 +249,7 @@ export async function makePrivacyDataSet(used: UsedApp): Promise<PrivacyDataSet>
   await expectStatus(adminCall(url, owner, 'POST', `/admin/channels/${channelId}/bans`, ban), 201);
   const moderator = `/admin/channels/${made.moderatedChannelId}/moderators/${ADA}`;
   await expectStatus(adminCall(url, owner, 'PUT', moderator), 204);
+  const helpPostId = await pushedPost(url, owner, made.moderatedChannelId);
   return {
     owner,
     ownerId,
@@ -210,6 +258,8 @@ export async function makePrivacyDataSet(used: UsedApp): Promise<PrivacyDataSet>
     adaCommentId,
     benCommentId,
     conversationId,
+    ticketId,
+    helpPostId,
     contactId,
     fileId,
     benFileId,

@@ -12,7 +12,6 @@ import { clientApi, requireSandbox } from '../../support/chat.ts';
 import { userHeaders } from '../../support/comments.ts';
 import { databaseText } from '../../support/database-text.ts';
 import { eventually } from '../../support/eventually.ts';
-import { postThrough } from '../../support/posts.ts';
 import {
   ADA,
   ADA_TELEMETRY,
@@ -131,10 +130,8 @@ const keyOf = (table: 'files' | 'comment_attachments', column: 'id' | 'comment_i
   used.db.pool.oneFirst(sql.type(z.object({ storage_key: z.string() }))`
     SELECT storage_key FROM ${sql.identifier([table])} WHERE ${sql.identifier([column])} = ${id}`);
 
-/** A post in the channel Ada moderates (she is banned from the other): it pushes to every device. */
+/** The data set's post in the channel Ada moderates, once its push reached both of her devices. */
 async function pushedHelpPost(): Promise<string> {
-  const postId = await postThrough(url(), made.owner, made.moderatedChannelId, [], { text: 'FAQ' });
-  await expectStatus(asOwner('POST', `/admin/posts/${postId}/publish`, { notify: true }));
   await eventually(
     async () => ({
       fcm: fakes?.fcm.received().map((m) => m.token) ?? [],
@@ -143,7 +140,7 @@ async function pushedHelpPost(): Promise<string> {
     ({ fcm, chats }) => fcm.includes(ADA_VALUES.token) && chats.includes(ADA_VALUES.chatId),
     10_000,
   );
-  return postId;
+  return made.helpPostId;
 }
 
 /** Ada's comment with a picture, under the post in the channel she moderates. */
@@ -448,6 +445,10 @@ describe('a later request from the same host user id', () => {
       comments: [],
       bans: [],
       moderatorRoles: [],
+      moderationHistory: [],
+      pushes: [],
+      conversationReads: [],
+      ticketReads: [],
       reports: [],
       csatRatings: [],
       complaints: [],

@@ -1,6 +1,7 @@
 import { sql } from 'slonik';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { deviceKey } from '../../../src/push/queues.ts';
 import { adminCall } from '../../support/admin.ts';
 import { bearer, useRunningApp } from '../../support/app.ts';
 import {
@@ -48,10 +49,29 @@ describe('GET /admin/users/:userId/export', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('etag')).toBeNull();
     const raw = await res.text();
+    // The push tables name a device by a digest of its token: neither is shown.
+    const keys = [ADA_VALUES.token, ADA_VALUES.chatId].map(deviceKey);
     for (const never of [ADA_VALUES.token, ADA_VALUES.chatId, ...Object.values(BEN_VALUES), BEN, 'hw-ada-77'])
       expect(raw).not.toContain(never);
+    for (const key of keys) expect(raw).not.toContain(key);
 
     const { channelId, moderatedChannelId, postId } = made;
+    // No push service runs here: the post's push reached her two devices as not configured.
+    const postPush = {
+      kind: 'post',
+      category: 'system',
+      conversationId: null,
+      ticketId: null,
+      postId: made.helpPostId,
+      noticeId: null,
+      csat: false,
+      outcome: 'not_configured',
+      createdAt: instant,
+      deliveries: [
+        { platform: 'mobile', outcome: 'not_configured', code: null, attempts: 0, updatedAt: instant },
+        { platform: 'tma', outcome: 'not_configured', code: null, attempts: 0, updatedAt: instant },
+      ],
+    };
     expect(body).toEqual({
       formatVersion: 1,
       userId: ADA,
@@ -85,6 +105,8 @@ describe('GET /admin/users/:userId/export', () => {
         systemNotices: true,
         updatedAt: instant,
       },
+      // Her support replies may have pushed too, depending on when she polled: checked below.
+      pushes: expect.arrayContaining([postPush]) as unknown,
       comments: [
         {
           id: made.adaCommentId,
@@ -117,6 +139,16 @@ describe('GET /admin/users/:userId/export', () => {
       ],
       bans: [{ channelId, until: null, reason: ADA_VALUES.banReason, bannedAt: instant }],
       moderatorRoles: [{ channelId: moderatedChannelId, assignedAt: instant }],
+      moderationHistory: [
+        { action: 'user_banned', channelId, postId: null, commentId: null, at: instant },
+        {
+          action: 'moderator_assigned',
+          channelId: moderatedChannelId,
+          postId: null,
+          commentId: null,
+          at: instant,
+        },
+      ],
       csatRatings: [
         {
           id: expect.any(String) as unknown,
@@ -153,12 +185,26 @@ describe('GET /admin/users/:userId/export', () => {
         },
       ],
       supportContact: { contactId: made.contactId, telemetryWritten: true, mappedAt: instant },
+      conversationReads: [
+        {
+          conversationId: made.conversationId,
+          lastReadMessageId: expect.any(String) as unknown,
+          lastReadAt: instant,
+          updatedAt: instant,
+        },
+      ],
+      ticketReads: [{ ticketId: made.ticketId, seenUpdatedAt: instant }],
       supportProvider: {
         provider: 'intercom',
         contactId: made.contactId,
         notice: expect.stringContaining(made.contactId) as unknown,
       },
     });
+    const pushes = body.pushes as { kind: string; conversationId: string | null; ticketId: string | null }[];
+    for (const push of pushes.filter((p) => p.kind !== 'post')) {
+      expect(push.kind).toBe('reply');
+      expect([made.conversationId, made.ticketId]).toContain(push.conversationId ?? push.ticketId);
+    }
   });
 
   it('answers 200 with every section empty for a user the service holds nothing about', async () => {

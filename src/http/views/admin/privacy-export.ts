@@ -3,6 +3,8 @@ import { commentStatusSchema, reportActionSchema, reportReasonSchema } from '../
 import { complaintStatusSchema } from '../../../events/complaints.ts';
 import { csatTargetTypeSchema } from '../../../events/csat.ts';
 import { platformSchema, pushProviderSchema } from '../../../events/devices.ts';
+import { pushCategories } from '../../../push/content.ts';
+import { deliveryOutcomes } from '../../../push/push-log.ts';
 import type { HeldData } from '../../../queries/privacy.ts';
 
 // The export of GDPR art. 15 (decision 048). Null marks a value not held: never set, or erased.
@@ -39,6 +41,36 @@ export const userDataExportSchema = z
       })
       .nullable()
       .describe('null: never changed, every notification on'),
+    pushes: z
+      .array(
+        z.object({
+          kind: z.enum(['reply', 'post', 'notice']),
+          category: z.enum(pushCategories),
+          conversationId: text,
+          ticketId: text,
+          postId: text,
+          noticeId: text,
+          csat: z.boolean().describe('a resolved ticket: the push asked for a rating'),
+          outcome: z
+            .string()
+            .describe(
+              'the push as a whole: `queued` for its devices, or skipped (`no_device`, `not_configured`)',
+            ),
+          createdAt: at,
+          deliveries: z
+            .array(
+              z.object({
+                platform: platformSchema,
+                outcome: z.enum(deliveryOutcomes),
+                code: text.describe("the push service's answer, when it refused"),
+                attempts: z.number().int(),
+                updatedAt: at,
+              }),
+            )
+            .describe("to the user's devices only; a device is not named, as only a digest of it is kept"),
+        }),
+      )
+      .describe('what was pushed to the user (ids and outcomes; what a push said is not kept)'),
     comments: z.array(
       z.object({
         id: z.uuid(),
@@ -77,6 +109,19 @@ export const userDataExportSchema = z
       .array(z.object({ channelId: z.uuid(), until: at.nullable(), reason: text, bannedAt: at }))
       .describe("the user's bans from commenting; `until` null: until lifted"),
     moderatorRoles: z.array(z.object({ channelId: z.uuid(), assignedAt: at })),
+    moderationHistory: z
+      .array(
+        z.object({
+          action: z
+            .string()
+            .describe('user_banned, ban_lifted, moderator_assigned, comment_hidden, comment_reported, …'),
+          channelId: z.uuid(),
+          postId: z.uuid().nullable(),
+          commentId: z.uuid().nullable(),
+          at,
+        }),
+      )
+      .describe('what moderation did about the user or their comments; who acted is not named'),
     csatRatings: z.array(
       z.object({
         id: z.uuid(),
@@ -118,6 +163,19 @@ export const userDataExportSchema = z
       .object({ contactId: z.string(), telemetryWritten: z.boolean(), mappedAt: at })
       .nullable()
       .describe("the user's contact at the support provider; null: none made yet"),
+    conversationReads: z
+      .array(
+        z.object({
+          conversationId: z.string(),
+          lastReadMessageId: text,
+          lastReadAt: at.describe('when the last message read was written'),
+          updatedAt: at,
+        }),
+      )
+      .describe("the user's read markers in support conversations"),
+    ticketReads: z
+      .array(z.object({ ticketId: z.string(), seenUpdatedAt: at.describe('the ticket version last seen') }))
+      .describe('the last version of each support ticket the user looked at'),
     supportProvider: z
       .object({
         provider: z.literal('intercom'),
@@ -146,6 +204,7 @@ export const userDataExportView = (
   exportedAt: exportedAt.toISOString(),
   devices: list(held.devices),
   notificationSettings: held.notificationSettings,
+  pushes: held.pushes.map((p) => ({ ...p, deliveries: list(p.deliveries) })),
   comments: list(held.comments),
   reactions: list(held.reactions),
   postViews: list(held.postViews),
@@ -154,10 +213,13 @@ export const userDataExportView = (
   reports: list(held.reports),
   bans: list(held.bans),
   moderatorRoles: list(held.moderatorRoles),
+  moderationHistory: list(held.moderationHistory),
   csatRatings: list(held.csatRatings),
   complaints: held.complaints.map((c) => ({ ...c, attachments: list(c.attachments) })),
   files: list(held.files),
   supportContact: held.supportContact,
+  conversationReads: list(held.conversationReads),
+  ticketReads: list(held.ticketReads),
   supportProvider: {
     provider: 'intercom',
     contactId: held.supportContact?.contactId ?? null,
