@@ -1,5 +1,6 @@
 import { createKurrentDbEventStore } from '../../src/events/store/kurrentdb.ts';
 import { createLogger } from '../../src/http/logger.ts';
+import { startKurrentDbDouble } from './kurrentdb-double/index.ts';
 
 /** The image docker-compose.yml runs: keep the two the same. */
 export const KURRENTDB_IMAGE = 'kurrentplatform/kurrentdb:26.1.1';
@@ -11,28 +12,32 @@ const HOW_TO_RUN =
 
 export interface TestKurrentDb {
   readonly connectionString: string;
+  /** 'double': the protocol stand-in of test/support/kurrentdb-double, not a KurrentDB server. */
+  readonly kind: 'server' | 'double';
   stop(): Promise<void>;
 }
 
 /**
- * A KurrentDB server for tests: EVENTSTORE_URL when set, otherwise a Testcontainers container when a
- * container runtime answers. Without either the suite skips with one message, except under
- * REQUIRE_KURRENTDB=1 (CI), where a missing server is a failure.
+ * A KurrentDB for tests: EVENTSTORE_URL when set, otherwise a Testcontainers container when a container
+ * runtime answers, otherwise the KurrentDB protocol double (test/support/kurrentdb-double), so that the
+ * suites run on every machine. REQUIRE_KURRENTDB=1 asks for a real server: without one, that is a
+ * failure instead of the double.
  */
-export async function startTestKurrentDb(suite: string): Promise<TestKurrentDb | null> {
-  const unavailable = (why: string): null => {
+export async function startTestKurrentDb(suite: string): Promise<TestKurrentDb> {
+  const unavailable = async (why: string): Promise<TestKurrentDb> => {
     if (process.env.REQUIRE_KURRENTDB === '1') {
       throw new Error(`${suite}: KurrentDB is required (REQUIRE_KURRENTDB=1) but ${why}; ${HOW_TO_RUN}`);
     }
-    console.warn(`[skip] ${suite}: ${why}; to run it, ${HOW_TO_RUN}`);
-    return null;
+    console.warn(`[double] ${suite}: ${why}; running against the KurrentDB protocol double instead`);
+    const double = await startKurrentDbDouble();
+    return { connectionString: double.connectionString, kind: 'double', stop: () => double.stop() };
   };
 
   const url = process.env.EVENTSTORE_URL;
   if (url) {
-    return (await answers(url))
-      ? { connectionString: url, stop: async () => undefined }
-      : unavailable(`KurrentDB at EVENTSTORE_URL=${url} did not answer`);
+    // A server named explicitly is wanted: standing in for it with the double would hide that it is down.
+    if (!(await answers(url))) throw new Error(`${suite}: KurrentDB at EVENTSTORE_URL=${url} did not answer`);
+    return { connectionString: url, kind: 'server', stop: async () => undefined };
   }
   if (!(await containerRuntimeAvailable())) {
     return unavailable('EVENTSTORE_URL is not set and Testcontainers found no container runtime');
@@ -42,6 +47,7 @@ export async function startTestKurrentDb(suite: string): Promise<TestKurrentDb |
     const container = await new KurrentDbContainer(KURRENTDB_IMAGE).start();
     return {
       connectionString: container.getConnectionString(),
+      kind: 'server',
       stop: async () => {
         await container.stop();
       },

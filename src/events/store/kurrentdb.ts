@@ -45,11 +45,14 @@ import {
   WrongExpectedRevisionError,
 } from './port.ts';
 import { type Upcast, noUpcast } from '../upcasting.ts';
+import { APPEND_RETRY, type AppendRetryPolicy, retryLeaderChanges } from './kurrentdb-retry.ts';
 
 export interface KurrentDbEventStoreOptions {
   readonly connectionString: string;
   readonly logger: Logger;
   readonly upcast?: Upcast;
+  /** How appends that meet a leader change are retried (kurrentdb-retry.ts). */
+  readonly appendRetry?: AppendRetryPolicy;
 }
 
 const DEFAULT_BATCH = 500;
@@ -248,6 +251,30 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
     return record.position;
   }
 
+  /** One attempt of an append; a retry finds its first attempt's events and answers `written: false`. */
+  async function appendOnce(
+    stream: string,
+    events: readonly EventToAppend[],
+    expected: ExpectedRevision,
+  ): Promise<AppendResult> {
+    if (expected !== 'any') {
+      const previous = await previousAppend(stream, events, expected);
+      if (previous) return previous;
+    }
+    try {
+      const result = await client.appendToStream(stream, events.map(toEventData), {
+        streamState: toStreamState(expected),
+      });
+      const position = result.position ?? (await positionAt(stream, result.nextExpectedRevision));
+      return { nextRevision: result.nextExpectedRevision, position, written: true };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
+      const previous = expected === 'any' ? null : await previousAppend(stream, events, expected);
+      if (previous) return previous;
+      throw new WrongExpectedRevisionError(stream, expected, error.actualState);
+    }
+  }
+
   async function readAll({ after, categories, maxCount }: ReadAllOptions): Promise<RecordedEvent[]> {
     const filter = logFilter(categories);
     const events: RecordedEvent[] = [];
@@ -278,24 +305,10 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
   return {
     kind: 'kurrentdb',
 
-    async append(stream, events, expected) {
-      if (events.length === 0) throw new Error('append needs at least one event');
-      if (expected !== 'any') {
-        const previous = await previousAppend(stream, events, expected);
-        if (previous) return previous;
-      }
-      try {
-        const result = await client.appendToStream(stream, events.map(toEventData), {
-          streamState: toStreamState(expected),
-        });
-        const position = result.position ?? (await positionAt(stream, result.nextExpectedRevision));
-        return { nextRevision: result.nextExpectedRevision, position, written: true };
-      } catch (error) {
-        if (!(error instanceof WrongExpectedVersionError)) throw error;
-        const previous = expected === 'any' ? null : await previousAppend(stream, events, expected);
-        if (previous) return previous;
-        throw new WrongExpectedRevisionError(stream, expected, error.actualState);
-      }
+    append(stream, events, expected) {
+      if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
+      const attempt = () => appendOnce(stream, events, expected);
+      return retryLeaderChanges(attempt, options.appendRetry ?? APPEND_RETRY, logger);
     },
 
     async readStream(stream, { direction = 'forwards', fromRevision, maxCount }: ReadStreamOptions = {}) {

@@ -13,9 +13,13 @@ import {
   type FollowOptions,
   type StoredRef,
 } from '../../../src/events/store/kurrentdb.ts';
+import { createDataKeys } from '../../../src/events/store/data-keys.ts';
 import type { EventStore } from '../../../src/events/store/port.ts';
+import { withSealing } from '../../../src/events/store/sealing.ts';
 import { createUpcast } from '../../../src/events/upcasting.ts';
 import { createLogger } from '../../../src/http/logger.ts';
+import { masterKey } from '../../../src/lib/sealed-box.ts';
+import { createTestDatabase } from '../../support/database.ts';
 import { startTestKurrentDb, type TestKurrentDb } from '../../support/kurrentdb.ts';
 import { describeEventStoreContract, freshCategory, testEvent } from './contract.ts';
 
@@ -44,11 +48,31 @@ const openStore = (connectionString: string, upcast?: Parameters<typeof createUp
     ...(upcast ? { upcast: createUpcast(upcast) } : {}),
   });
 
+// Against a real server, or else the protocol double (test/support/kurrentdb-double): never skipped.
 describeEventStoreContract('kurrentdb', async () => {
   if (missing) throw missing;
   if (!server) return null;
   const store = openStore(server.connectionString);
   return { store, cleanup: () => store.close() };
+});
+
+// The service runs the store inside the sealing decorator; its data keys live in PostgreSQL.
+describeEventStoreContract('sealing around kurrentdb', async () => {
+  if (missing) throw missing;
+  if (!server) return null;
+  const db = await createTestDatabase();
+  const keys = createDataKeys({
+    connectionString: db.url,
+    master: masterKey('kurrentdb-sealing-test-master-secret-0123456789'),
+  });
+  const store = withSealing(openStore(server.connectionString), keys);
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await db.drop();
+    },
+  };
 });
 
 /** A test against the server, skipped (visibly) like the contract's when there is none. */
