@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
-/** The spec's push categories; each maps to one notification setting (chatMessages, ticketUpdates, systemNotices). */
-export const pushCategories = ['chat', 'ticket', 'system'] as const;
-export type PushCategory = (typeof pushCategories)[number];
+import { type PushCategory, pushCategories } from '../lib/push-vocabulary.ts';
+
+export { type PushCategory, pushCategories };
 
 /**
  * What a push is about: ids to open, never what was said. A `preview` (the start of the text a push is

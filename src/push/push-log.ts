@@ -1,5 +1,6 @@
 import { type CommonQueryMethods, sql } from 'slonik';
 import { z } from 'zod';
+import { type DeliveryOutcome, deliveryOutcomes } from '../lib/push-vocabulary.ts';
 import { categoryOf, pushCategories, type PushContent } from './content.ts';
 
 // What happened to each push the service wanted to send (its source), and to each of its devices: ids,
@@ -11,22 +12,8 @@ import { categoryOf, pushCategories, type PushContent } from './content.ts';
  */
 export type SourceOutcome = 'queued' | 'not_configured' | 'no_device';
 
-/**
- * A device's outcome. `queued` until its send settles: `sent`, `failed` (retries used up, or refused for
- * good), `refused` (the messenger chat refused this once), `removed` (the service said the device is
- * gone, and it was unregistered), or skipped: `muted`, `online`, `not_configured`.
- */
-export const deliveryOutcomes = [
-  'queued',
-  'sent',
-  'failed',
-  'refused',
-  'removed',
-  'muted',
-  'online',
-  'not_configured',
-] as const;
-export type DeliveryOutcome = (typeof deliveryOutcomes)[number];
+// Shared with the user export, which may not import this layer.
+export { type DeliveryOutcome, deliveryOutcomes };
 
 export interface PushSource {
   readonly sourceId: string;

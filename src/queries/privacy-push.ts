@@ -1,8 +1,7 @@
 import { type CommonQueryMethods, sql } from 'slonik';
 import { z } from 'zod';
 import { platformSchema, pushProviderSchema } from '../events/devices.ts';
-import { pushCategories } from '../push/content.ts';
-import { deliveryOutcomes } from '../push/push-log.ts';
+import { deliveryOutcomes, pushCategories } from '../lib/push-vocabulary.ts';
 import { isoInstant } from './iso-instant.ts';
 
 // The push side of the export (decision 048): the user's devices, settings, and what was pushed to them.
