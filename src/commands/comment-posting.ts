@@ -90,6 +90,8 @@ export async function postComment(
   context: CommandContext,
 ): Promise<PostCommentOutcome> {
   const { channelId, postId, userId, text } = input;
+  // The poster's data key, if this is a first comment, is made while the post and slow mode are checked.
+  ports.store.prepareFor?.(userId);
   const found = await ports.postingContext(channelId, postId, userId);
   if (!found) throw notFound('No such post.');
   const at = new Date().toISOString();

@@ -59,7 +59,12 @@ export function createDataKeys(options: DataKeysOptions): DataKeys {
           'DATA_KEY_SECRET, and the one before a rotation as DATA_KEY_SECRET_PREVIOUS',
       );
     }
-    return open(master.key, row.wrapped, wrapContext(row.key_id));
+    const opened = open(master.key, row.wrapped, wrapContext(row.key_id));
+    // A copy in memory of its own: a small Buffer is a view of a shared 8 KB slab, which a cached key
+    // would keep alive: kilobytes for each key of the cache.
+    const key = Buffer.alloc(opened.length);
+    opened.copy(key);
+    return key;
   };
   const remember = (row: Row): DataKey => {
     const key = unwrap(row);

@@ -78,6 +78,12 @@ export interface EventStore {
   subscribe(options: SubscribeOptions): AsyncIterable<readonly RecordedEvent[]>;
   /** The position of the newest event (null when the log is empty). */
   headPosition(categories?: readonly string[]): Promise<Position | null>;
+  /**
+   * A hint that events about this user will be appended soon (a store may ignore it): a store that seals
+   * personal fields makes the user's data key meanwhile, so that a new user's first append does not wait
+   * for it.
+   */
+  prepareFor?(userId: string): void;
   /** True when the store answers; for /health/ready. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

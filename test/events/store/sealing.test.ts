@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'slonik';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { devicesStream } from '../../../src/events/devices.ts';
 import { createDataKeys, type DataKeys } from '../../../src/events/store/data-keys.ts';
 import { createPostgresEventStore } from '../../../src/events/store/postgres.ts';
@@ -10,6 +12,7 @@ import { createLogger } from '../../../src/http/logger.ts';
 import { masterKey } from '../../../src/lib/sealed-box.ts';
 import { databaseText } from '../../support/database-text.ts';
 import { createTestDatabase, useTestDatabase } from '../../support/database.ts';
+import { eventually } from '../../support/eventually.ts';
 import { describeEventStoreContract, freshCategory, testEvent } from './contract.ts';
 
 const logger = createLogger('silent');
@@ -151,7 +154,26 @@ describe('the sealing event store', () => {
       expect(second?.key.equals(first?.key ?? Buffer.alloc(0))).toBe(true);
     }
     expect(new Set(asked.map((k) => k.id)).size).toBe(users.length);
+    // A cached key holds its own 32 bytes, not a view of a shared slab that it would keep alive.
+    expect(asked.every((k) => k.key.buffer.byteLength === 32)).toBe(true);
     await closeAll(a, b);
+  });
+
+  it('makes a user’s key on the hint that the user will write, and seals the append with that key', async () => {
+    const s = open();
+    const user = `hinted-${randomUUID()}`;
+    const keysOf = () =>
+      db.pool.anyFirst(sql.type(z.object({ key_id: z.string() }))`
+        SELECT key_id FROM data_keys WHERE user_id = ${user}`);
+    expect(await keysOf()).toEqual([]);
+    s.sealed.prepareFor?.(user);
+    await eventually(keysOf, (rows) => rows.length === 1);
+    const stream = `comment-${randomUUID()}`;
+    await s.sealed.append(stream, [comment(user, 'after the hint')], 'no_stream');
+    const [raw] = await s.raw.readStream(stream);
+    expect(raw?.data).toMatchObject({ text: { key: (await keysOf())[0] } });
+    expect(await keysOf()).toHaveLength(1);
+    await closeAll(s);
   });
 
   it('passes events with nothing personal through untouched', async () => {
