@@ -9,8 +9,16 @@ import { eventsUsage } from './usage.ts';
 
 const BATCH = 500;
 
-/** `events seal`: the personal fields of events from before sealing, sealed in place (decision 048). */
+/**
+ * `events seal`: the personal fields of events from before sealing, sealed in place (decision 048);
+ * `events copy`: the log into KurrentDB (events-copy.ts).
+ */
 export async function runEventsCommand(config: Config, logger: Logger, args: string[]): Promise<void> {
+  if (args[0] === 'copy') {
+    const { runEventsCopy } = await import('./events-copy.ts');
+    await runEventsCopy(config, logger, args.slice(1));
+    return;
+  }
   const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
   if (positionals[0] !== 'seal' || positionals.length > 1) {
     throw new Error(`unknown events command '${printable(positionals.join(' '))}'; usage:\n${eventsUsage}`);
@@ -18,7 +26,7 @@ export async function runEventsCommand(config: Config, logger: Logger, args: str
   if (config.EVENT_STORE === 'kurrentdb') {
     throw new Error(
       'events seal rewrites the PostgreSQL event store in place; events in KurrentDB cannot be rewritten, ' +
-        'they are sealed as they are copied into a new store (issue 38)',
+        'they are sealed as `events copy --to <url>` copies them there (docs/operations.md)',
     );
   }
   await withDataKeys(config, logger, async (url, keys) => {

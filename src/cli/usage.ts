@@ -41,7 +41,11 @@ export const privacyUsage = `  users erase <userId> [--no-wait] [--timeout SECON
   users erasure <userId>       how far the user's latest erasure got`;
 
 export const eventsUsage = `  events seal                  seal in place the personal fields of events stored before sealing
-                               began (PostgreSQL event store only); safe to stop and run again`;
+                               began (PostgreSQL event store only); safe to stop and run again
+  events copy --to <EVENTSTORE_URL> [--batch-size N]
+                               copy the PostgreSQL event log into an empty KurrentDB (ids, revisions
+                               and order kept, plain personal fields sealed on the way), then compare
+                               both; safe to stop and run again (docs/operations.md)`;
 
 export const dataKeysUsage = `  data-keys rewrap             after a rotation (DATA_KEY_SECRET new, DATA_KEY_SECRET_PREVIOUS the
                                old one), wrap every user's data key under the new secret`;

@@ -32,13 +32,17 @@ export interface SealStoredEventsOptions {
   readonly signal?: AbortSignal;
 }
 
-interface Row {
-  global_position: string;
-  transaction_text: string;
-  event_id: string;
-  stream_name: string;
-  event_type: string;
-  data: Json;
+/** A stored event as the sealing reads it (a row of `events`). */
+export interface SealRow {
+  readonly global_position: string;
+  readonly event_id: string;
+  readonly stream_name: string;
+  readonly event_type: string;
+  readonly data: Json;
+}
+
+interface Row extends SealRow {
+  readonly transaction_text: string;
 }
 
 const TYPES = Object.keys(personalData);
@@ -66,13 +70,14 @@ const ATTEMPTS = 3;
 
 const isPlain = (value: Json): boolean => value !== null && !isSealed(value);
 
-function fieldsOf(row: Row): PersonalFields {
+function fieldsOf(row: SealRow): PersonalFields {
   const fields = personalData[row.event_type];
   if (!fields) throw new Error(`event ${row.event_id}: ${row.event_type} has no personal fields`);
   return fields;
 }
 
-function hasPlain(row: Row): boolean {
+/** Whether a personal field of the event still holds its value in the clear. */
+export function hasPlain(row: SealRow): boolean {
   let found = false;
   for (const path of fieldsOf(row).paths)
     mapPath(row.data, path, (value) => {
@@ -83,13 +88,13 @@ function hasPlain(row: Row): boolean {
 }
 
 /** What a sealed field of an erased user reads as. */
-function withoutPlain(row: Row): Json {
+function withoutPlain(row: SealRow): Json {
   let data = row.data;
   for (const path of fieldsOf(row).paths) data = mapPath(data, path, (v) => (isPlain(v) ? null : v));
   return data;
 }
 
-function subjectOf(row: Row): string {
+function subjectOf(row: SealRow): string {
   try {
     return fieldsOf(row).subject(row.data, row.stream_name);
   } catch (error) {
@@ -98,7 +103,7 @@ function subjectOf(row: Row): string {
   }
 }
 
-async function erasedAmong(db: pg.Pool | pg.PoolClient, rows: readonly Row[]): Promise<Set<string>> {
+async function erasedAmong(db: pg.Pool | pg.PoolClient, rows: readonly SealRow[]): Promise<Set<string>> {
   const subjects = rows.map(subjectOf);
   const { rows: found } = await db.query<{ position: string }>(ERASED, [
     rows.map((r) => r.global_position),
@@ -106,6 +111,70 @@ async function erasedAmong(db: pg.Pool | pg.PoolClient, rows: readonly Row[]): P
     subjects.map(privacyStream),
   ]);
   return new Set(found.map((r) => r.position));
+}
+
+/**
+ * Seals the plain fields of `plain` (rows of events whose personal fields hold something in the clear)
+ * and hands their new data, by global position, to `write`, inside a transaction that holds their data
+ * keys: an erasure that deletes one of these keys waits for it, then erases what was sealed with it; one
+ * that deleted it before is seen, and the batch is sealed anew. A user erased since the event was written
+ * gets null in its fields, as a field sealed with the erased key reads, never a new key that would bring
+ * them back. `events seal` writes the data back in place; `events copy` appends it to another store.
+ */
+export async function sealRows(
+  pool: pg.Pool,
+  keys: Pick<DataKeys, 'keyOf' | 'forget'>,
+  plain: readonly SealRow[],
+  write: (client: pg.PoolClient, data: ReadonlyMap<string, Json>) => Promise<void>,
+): Promise<{ readonly sealed: number; readonly erased: number }> {
+  for (let attempt = 1; ; attempt++) {
+    // Looked at first too, so no key is made for a user erased long ago.
+    const erasedBefore = await erasedAmong(pool, plain);
+    const used = new Set<string>();
+    const recording = {
+      keyOf: async (userId: string) => {
+        const key = await keys.keyOf(userId);
+        used.add(key.id);
+        return key;
+      },
+    };
+    const next = new Map<string, Json>();
+    for (const row of plain) {
+      const { event_id: id, event_type: type, data } = row;
+      next.set(
+        row.global_position,
+        erasedBefore.has(row.global_position)
+          ? withoutPlain(row)
+          : await sealEvent(recording, row.stream_name, { id, type, data }),
+      );
+    }
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      // Held until the commit (see above).
+      const { rows: locked } = await client.query<{ key_id: string }>(LOCK_KEYS, [[...used]]);
+      const lost = [...used].filter((id) => !locked.some((r) => r.key_id === id));
+      if (lost.length > 0) {
+        await client.query('ROLLBACK');
+        for (const id of lost) keys.forget(id);
+        if (attempt >= ATTEMPTS) throw new Error('data keys keep being erased under the batch; run it again');
+        continue;
+      }
+      // Read after the lock. An erasure is asked for (user_erasures) before its key is deleted: asked for
+      // before this read, it is seen here; later, its deletion waits for the commit and takes this batch.
+      const erased = await erasedAmong(client, plain);
+      for (const row of plain)
+        if (erased.has(row.global_position)) next.set(row.global_position, withoutPlain(row));
+      await write(client, next);
+      await client.query('COMMIT');
+      return { sealed: plain.length - erased.size, erased: erased.size };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
 }
 
 /**
@@ -122,64 +191,6 @@ export async function sealStoredEvents(options: SealStoredEventsOptions): Promis
   const pool = new pg.Pool({ connectionString: options.connectionString, max: 2 });
   const counts = { scanned: 0, total: 0, sealed: 0, alreadySealed: 0, erased: 0 };
 
-  async function sealBatch(plain: readonly Row[]): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      // Looked at first too, so no key is made for a user erased long ago.
-      const erasedBefore = await erasedAmong(pool, plain);
-      const used = new Set<string>();
-      const recording = {
-        keyOf: async (userId: string) => {
-          const key = await keys.keyOf(userId);
-          used.add(key.id);
-          return key;
-        },
-      };
-      const next = new Map<string, Json>();
-      for (const row of plain) {
-        const { event_id: id, event_type: type, data } = row;
-        next.set(
-          row.global_position,
-          erasedBefore.has(row.global_position)
-            ? withoutPlain(row)
-            : await sealEvent(recording, row.stream_name, { id, type, data }),
-        );
-      }
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        // Held until the commit: an erasure that deletes one of these keys waits, then erases what it
-        // sealed; one that deleted it before is seen here, and the batch is sealed anew.
-        const { rows: locked } = await client.query<{ key_id: string }>(LOCK_KEYS, [[...used]]);
-        const lost = [...used].filter((id) => !locked.some((r) => r.key_id === id));
-        if (lost.length > 0) {
-          await client.query('ROLLBACK');
-          for (const id of lost) keys.forget(id);
-          if (attempt >= ATTEMPTS)
-            throw new Error('data keys keep being erased under the batch; run it again');
-          continue;
-        }
-        // Read after the lock. An erasure is asked for (user_erasures) before its key is deleted: asked for
-        // before this read, it is seen here; later, its deletion waits for the commit and takes this batch.
-        const erased = await erasedAmong(client, plain);
-        for (const row of plain)
-          if (erased.has(row.global_position)) next.set(row.global_position, withoutPlain(row));
-        await client.query(UPDATE, [
-          [...next.keys()],
-          [...next.values()].map((data) => JSON.stringify(data)),
-        ]);
-        await client.query('COMMIT');
-        counts.erased += erased.size;
-        counts.sealed += plain.length - erased.size;
-        return;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
-    }
-  }
-
   try {
     const { rows: total } = await pool.query<{ n: string }>(TOTAL, [TYPES]);
     counts.total = Number(total[0]?.n ?? 0);
@@ -190,7 +201,16 @@ export async function sealStoredEvents(options: SealStoredEventsOptions): Promis
       const last = rows.at(-1);
       if (!last) return { ...counts, complete: true };
       const plain = rows.filter(hasPlain);
-      if (plain.length > 0) await sealBatch(plain);
+      if (plain.length > 0) {
+        const done = await sealRows(pool, keys, plain, async (client, next) => {
+          await client.query(UPDATE, [
+            [...next.keys()],
+            [...next.values()].map((data) => JSON.stringify(data)),
+          ]);
+        });
+        counts.erased += done.erased;
+        counts.sealed += done.sealed;
+      }
       counts.alreadySealed += rows.length - plain.length;
       counts.scanned += rows.length;
       after = { transaction: last.transaction_text, position: last.global_position };
