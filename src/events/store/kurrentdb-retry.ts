@@ -6,45 +6,62 @@
  * where the expected revision says it would stand, and the server deduplicates ids itself, so an append
  * whose first attempt landed before its answer was lost is answered, not written again.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { NotLeaderError, UnavailableError } from '@kurrent/kurrentdb-client';
 import type { Logger } from 'pino';
+import { isAborted, sleep } from '../../lib/abortable.ts';
+import { retryDelayMs, type RetryPolicy } from '../../lib/backoff.ts';
 
-export interface AppendRetryPolicy {
-  /** Attempts after the first. */
-  readonly retries: number;
-  readonly initialDelayMs: number;
-  readonly maxDelayMs: number;
-}
+/** Attempts in all, and the jittered, doubling wait between two (`src/lib/backoff.ts`). */
+export type AppendRetryPolicy = RetryPolicy;
 
-/** About 10 s in all: longer than a KurrentDB election usually takes. */
-export const APPEND_RETRY: AppendRetryPolicy = { retries: 7, initialDelayMs: 50, maxDelayMs: 3_000 };
+/**
+ * Up to 8 retries, waiting 3.5 to 7 s in all (the jitter takes off up to half of each step): longer than a
+ * KurrentDB election usually takes.
+ */
+export const APPEND_RETRY: AppendRetryPolicy = { maxAttempts: 9, baseDelayMs: 50, maxDelayMs: 2_000 };
 
 export const isLeaderChange = (error: unknown): boolean =>
   error instanceof NotLeaderError || error instanceof UnavailableError;
 
-/** Runs `attempt` until it succeeds, fails otherwise than by a leader change, or runs out of retries. */
+/** What an append still waiting to be retried rejects with once the store is closed. */
+export class StoreClosedError extends Error {
+  constructor(cause: unknown) {
+    super('event store closed while an append waited to be retried', { cause });
+    this.name = 'StoreClosedError';
+  }
+}
+
+/**
+ * Runs `attempt` until it succeeds, fails otherwise than by a leader change, or has made its attempts.
+ * Once `closed` aborts it makes no further attempt and rejects with `StoreClosedError` at once, even in
+ * the middle of a wait.
+ */
 export async function retryLeaderChanges<T>(
   attempt: () => Promise<T>,
   policy: AppendRetryPolicy,
   logger: Logger,
+  closed: AbortSignal,
 ): Promise<T> {
-  for (let retry = 0; ; retry++) {
+  for (let failed = 1; ; failed++) {
     try {
       return await attempt();
     } catch (error) {
-      if (!isLeaderChange(error) || retry >= policy.retries) throw error;
-      const retryInMs = Math.min(policy.initialDelayMs * 2 ** retry, policy.maxDelayMs);
+      if (!isLeaderChange(error)) throw error;
+      // Closing cancels the call in flight, which may come back as "unavailable": not worth a retry.
+      if (isAborted(closed)) throw new StoreClosedError(error);
+      if (failed >= policy.maxAttempts) throw error;
+      const retryInMs = retryDelayMs(failed, policy);
       // No stream name: some carry a user id.
       logger.warn(
         {
           reason: error instanceof NotLeaderError ? 'not leader' : 'unavailable',
-          retry: retry + 1,
+          retry: failed,
           retryInMs,
         },
         'event store: append met a leader change; retrying',
       );
-      await sleep(retryInMs);
+      await sleep(retryInMs, closed);
+      if (isAborted(closed)) throw new StoreClosedError(error);
     }
   }
 }

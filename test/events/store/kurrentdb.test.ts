@@ -1,18 +1,18 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import type { Position, RecordedEvent } from '../../../src/events/envelope.ts';
+import { createKurrentDbEventStore } from '../../../src/events/store/kurrentdb.ts';
 import {
-  createKurrentDbEventStore,
-  followLog,
   idempotencyWindow,
-  isAfter,
-  logFilter,
-  retryDelay,
   storedBatch,
-  toStreamState,
-  type FollowOptions,
   type StoredRef,
-} from '../../../src/events/store/kurrentdb.ts';
+} from '../../../src/events/store/kurrentdb-append.ts';
+import {
+  followLog,
+  resubscribeDelayMs,
+  type FollowOptions,
+} from '../../../src/events/store/kurrentdb-follow.ts';
+import { isAfter, logFilter, toStreamState } from '../../../src/events/store/kurrentdb-records.ts';
 import { createDataKeys } from '../../../src/events/store/data-keys.ts';
 import type { EventStore } from '../../../src/events/store/port.ts';
 import { withSealing } from '../../../src/events/store/sealing.ts';
@@ -199,11 +199,14 @@ describe('kurrentdb event store: helpers', () => {
     expect(isAfter(at(4n, 9n), at(5n, 0n))).toBe(false);
   });
 
-  it('doubles the resubscribe delay up to its ceiling', () => {
-    const policy = { initialDelayMs: 200, maxDelayMs: 1_000 };
-    expect([0, 1, 2, 3, 10].map((attempt) => retryDelay(attempt, policy))).toEqual([
-      200, 400, 800, 1_000, 1_000,
-    ]);
+  it('doubles the resubscribe delay up to its ceiling, jittered down to half of each step', () => {
+    const policy = { baseDelayMs: 200, maxDelayMs: 1_000 };
+    const steps = [200, 400, 800, 1_000, 1_000];
+    steps.forEach((step, i) => {
+      const delay = resubscribeDelayMs(i + 1, policy);
+      expect(delay).toBeGreaterThanOrEqual(step / 2);
+      expect(delay).toBeLessThanOrEqual(step);
+    });
   });
 });
 
@@ -252,9 +255,10 @@ describe('kurrentdb event store: the subscription loop', () => {
       toRecorded: (item) => item.event ?? null,
       after: null,
       batchSize: 500,
+      gatherMs: 0,
       signal: controller.signal,
       logger,
-      retry: { initialDelayMs: 1, maxDelayMs: 5 },
+      retry: { baseDelayMs: 1, maxDelayMs: 5 },
       ...overrides,
     });
     return { iterable, opened, controller };
@@ -272,6 +276,24 @@ describe('kurrentdb event store: the subscription loop', () => {
     }
     expect(batches).toEqual([[1n, 2n], [3n, 4n], [5n]]);
     expect(sub.state.unsubscribed).toBe(true);
+  });
+
+  it('gathers what comes within gatherMs of the last delivery into one batch', async () => {
+    const sub = fakeSubscription([recorded(1)]);
+    const { iterable } = follow([sub], { gatherMs: 200 });
+    const batches: { numbers: bigint[]; at: number }[] = [];
+    for await (const batch of iterable) {
+      batches.push({ numbers: numbers(batch), at: Date.now() });
+      if (batches.length === 1) {
+        // Three events pushed one by one, 10 ms apart, all within the gathering.
+        for (const n of [2, 3, 4]) {
+          setTimeout(() => sub.source.write({ event: recorded(n) } satisfies Item), (n - 1) * 10);
+        }
+      }
+      if (batches.flatMap((b) => b.numbers).length === 4) break;
+    }
+    expect(batches.map((b) => b.numbers)).toEqual([[1n], [2n, 3n, 4n]]);
+    expect((batches[1]?.at ?? 0) - (batches[0]?.at ?? 0)).toBeGreaterThanOrEqual(180);
   });
 
   it('skips what is at or before `after`, and what is not delivered', async () => {
