@@ -19,6 +19,8 @@ export interface CommentPosting {
   readonly series: Series;
   /** Distinct users whose session tokens the comments cycle through. */
   readonly users: number;
+  /** `new`: no commenter has a data key yet (half the comments make one); `made`: every one has. */
+  readonly keyring: 'new' | 'made';
   /** Requests autocannon built (warm-up included). */
   readonly built: number;
   /** Distinct texts the comments cycle through, and their length (the polled comments' too). */
@@ -73,7 +75,7 @@ function postingSection(posting: CommentPosting, info: RunInfo): string[] {
   return [
     '## Comment posting: `POST /api/channel/:id/posts/:postId/comments`',
     '',
-    `- JSON \`{ text }\` of ${posting.textLength} characters of benign prose (the next of ${posting.texts} texts, each checked up front to pass \`checkComment\`), each request with the session token of the next of ${posting.users} users, all on one published post of a channel with the API's default slow mode (one comment per 10 s, a burst of ${BURST}); ${info.connections} connections, ${info.warmupS} s warm-up then ${info.rounds} rounds of ${info.durationS} s; comments/s = req/s (median round), every response a 201.`,
+    `- JSON \`{ text }\` of ${posting.textLength} characters of benign prose (the next of ${posting.texts} texts, each checked up front to pass \`checkComment\`), each request with the session token of the next of ${posting.users} users (${posting.keyring === 'made' ? 'each with a data key made before the run' : 'none with a data key before its first comment'}), all on one published post of a channel with the API's default slow mode (one comment per 10 s, a burst of ${BURST}); ${info.connections} connections, ${info.warmupS} s warm-up then ${info.rounds} rounds of ${info.durationS} s; comments/s = req/s (median round), every response a 201.`,
     '- Every check on: the post lookup, links and DLP, the slow mode, the ban and comments-open decision, the append to the event store, and the wait until the `comments` projection shows the comment (read-your-writes) before the 201.',
     most <= BURST
       ? `- No user sent more than ${most === 1 ? 'one comment' : `${most} comments`} (${posting.built} requests built, warm-up included), within the burst of ${BURST}: the slow mode is taken but never refuses.`

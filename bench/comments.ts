@@ -16,7 +16,7 @@ import { exitCode, measureWithHello, runInfo, settingsFromEnv, writeReport } fro
 import { positiveInt, say } from './env.ts';
 import { cyclingPosts, measureInterleaved } from './load.ts';
 import { targetLines } from './report.ts';
-import { startHello, startService } from './targets.ts';
+import { type Service, startHello, startService } from './targets.ts';
 import { withTeardown } from './teardown.ts';
 
 const REPORT_FILE = fileURLToPath(new URL('./results/comments.md', import.meta.url));
@@ -51,7 +51,10 @@ export async function benchComments(signal: AbortSignal): Promise<number> {
         `then ${rounds} rounds of ${load.durationS} s`,
     );
     const texts = benignTexts(TEXTS, TEXT_LENGTH);
-    const tokens = Array.from({ length: users }, (_, i) => service.sessionToken(`bench-commenter-${i}`));
+    const userIds = Array.from({ length: users }, (_, i) => `bench-commenter-${i}`);
+    const keyring = process.env.BENCH_COMMENT_KEYS === 'made' ? 'made' : 'new';
+    if (keyring === 'made') await makeKeys(service, userIds, signal);
+    const tokens = userIds.map((id) => service.sessionToken(id));
     const posts = cyclingPosts(seeded.commentsUrl, tokens, (i) => ({ text: texts[i % texts.length] }));
     const { comments: series } = await measureInterleaved(
       { comments: { ...posts.target, expectedStatus: 201 } },
@@ -66,6 +69,7 @@ export async function benchComments(signal: AbortSignal): Promise<number> {
     const posting: CommentPosting = {
       series,
       users,
+      keyring,
       built: posts.built(),
       texts: TEXTS,
       textLength: TEXT_LENGTH,
@@ -84,4 +88,21 @@ export async function benchComments(signal: AbortSignal): Promise<number> {
       'unexpected responses (not 201 for comments; not 304 for the conditional poll), errors or timeouts',
     );
   });
+}
+
+/**
+ * `BENCH_COMMENT_KEYS=made`: every commenter's data key made (and cached by the service) before the run,
+ * as for users who wrote before; by default each commenter is new to the keyring, and half the comments
+ * make a key.
+ */
+async function makeKeys(service: Service, userIds: readonly string[], signal: AbortSignal): Promise<void> {
+  say(`making the data keys of ${userIds.length} commenters first`);
+  for (const id of userIds) service.eventSourcing.store.prepareFor?.(id);
+  for (;;) {
+    const made = await service.pool.oneFirst(
+      sql.type(z.object({ n: z.coerce.number() }))`SELECT count(*) AS n FROM data_keys`,
+    );
+    if (made >= userIds.length) return;
+    await sleep(200, undefined, { signal });
+  }
 }

@@ -70,6 +70,7 @@ export function createDataKeysOf(config: EventStoreConfig, databaseUrl: string):
     connectionString: databaseUrl,
     master: masterKey(config.DATA_KEY_SECRET),
     previous: config.DATA_KEY_SECRET_PREVIOUS ? [masterKey(config.DATA_KEY_SECRET_PREVIOUS)] : [],
+    eventsInThisDatabase: config.EVENT_STORE === 'postgres',
   });
 }
 

@@ -29,6 +29,13 @@ export interface DataKeysOptions {
   /** Wraps new keys; the master keys of earlier secrets still unwrap what they wrapped. */
   readonly master: MasterKey;
   readonly previous?: readonly MasterKey[];
+  /**
+   * True when the events are appended to this same database (the PostgreSQL store). New keys then commit
+   * without waiting for the WAL flush: an event sealed with a key is appended after the key's commit, so
+   * the append's own durable commit flushes the key's with it, and a key lost in a crash before that
+   * sealed nothing. Not so with KurrentDB, whose commits flush nothing here.
+   */
+  readonly eventsInThisDatabase?: boolean;
   /** Keys held unwrapped in memory (default 50,000: about 5 MB). */
   readonly cacheSize?: number;
 }
@@ -44,12 +51,21 @@ const wrapContext = (keyId: string) => `data-key:${keyId}`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function createDataKeys(options: DataKeysOptions): DataKeys {
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: 2 });
+  // Each statement planned for the table as it is: a plan cached while `data_keys` was small scans it
+  // whole, and went on doing so for every batch of keys as it grew, until the next ANALYZE.
+  const planEachTime = '-c plan_cache_mode=force_custom_plan';
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: 2, options: planEachTime });
+  // See `eventsInThisDatabase`.
+  const making = new pg.Pool({
+    connectionString: options.connectionString,
+    max: 2,
+    options: options.eventsInThisDatabase ? `${planEachTime} -c synchronous_commit=off` : planEachTime,
+  });
   const masters = new Map([options.master, ...(options.previous ?? [])].map((m) => [m.id, m]));
   const max = options.cacheSize ?? 50_000;
   const byId = new LRUCache<string, { userId: string; key: Buffer }>({ max });
   const byUser = new LRUCache<string, string>({ max });
-  const making = new Map<string, Promise<DataKey>>();
+  const pending = new Map<string, Promise<DataKey>>();
 
   const unwrap = (row: Row): Buffer => {
     const master = masters.get(row.master_id);
@@ -86,7 +102,7 @@ export function createDataKeys(options: DataKeysOptions): DataKeys {
         return { id, wrapped: seal(options.master.key, newDataKey(), wrapContext(id)) };
       });
       // Named: prepared once per connection, as it runs for every batch of new users.
-      const { rows } = await pool.query<Row>({
+      const { rows } = await making.query<Row>({
         name: 'data-keys-make',
         text: `WITH wanted AS (
            SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[]) AS w (key_id, user_id, wrapped)),
@@ -114,9 +130,9 @@ export function createDataKeys(options: DataKeysOptions): DataKeys {
       const cached = byUser.get(userId);
       const entry = cached === undefined ? undefined : byId.get(cached);
       if (cached !== undefined && entry) return Promise.resolve({ id: cached, key: entry.key });
-      const pending = making.get(userId) ?? make(userId).finally(() => making.delete(userId));
-      making.set(userId, pending);
-      return pending;
+      const asked = pending.get(userId) ?? make(userId).finally(() => pending.delete(userId));
+      pending.set(userId, asked);
+      return asked;
     },
 
     async byIds(ids) {
@@ -179,6 +195,8 @@ export function createDataKeys(options: DataKeysOptions): DataKeys {
       return count;
     },
 
-    close: () => pool.end(),
+    async close() {
+      await Promise.all([pool.end(), making.end()]);
+    },
   };
 }
