@@ -100,7 +100,8 @@ async function makeKeys(service: Service, userIds: readonly string[], signal: Ab
   for (const id of userIds) service.eventSourcing.store.prepareFor?.(id);
   for (;;) {
     const made = await service.pool.oneFirst(
-      sql.type(z.object({ n: z.coerce.number() }))`SELECT count(*) AS n FROM data_keys`,
+      sql.type(z.object({ n: z.coerce.number() }))`
+        SELECT count(*) AS n FROM data_keys WHERE user_id = ANY(${sql.array(userIds, 'text')})`,
     );
     if (made >= userIds.length) return;
     await sleep(200, undefined, { signal });

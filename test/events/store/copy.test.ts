@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'slonik';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { RecordedEvent } from '../../../src/events/envelope.ts';
 import { copyEventLog, verifyCopy } from '../../../src/events/store/copy.ts';
@@ -13,7 +13,8 @@ import { upcast } from '../../../src/events/upcasters.ts';
 import { createLogger } from '../../../src/http/logger.ts';
 import { masterKey } from '../../../src/lib/sealed-box.ts';
 import { TEST_SECRETS } from '../../support/app.ts';
-import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { closeAfterEach } from '../../support/closing.ts';
+import type { TestDatabase } from '../../support/database.ts';
 import { appendEventsFromBefore, event, PLAIN, SEALABLE } from '../../support/events-from-before.ts';
 import { startKurrentDbDouble } from '../../support/kurrentdb-double/index.ts';
 import { spawnService } from '../../support/process.ts';
@@ -21,20 +22,11 @@ import { spawnService } from '../../support/process.ts';
 const logger = createLogger('silent');
 const everyPlainValue = [...PLAIN.ann, ...PLAIN.bob];
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
-
-async function database(): Promise<TestDatabase> {
-  const db = await createTestDatabase();
-  open.push({ close: () => db.drop() });
-  return db;
-}
+const { closing, database } = closeAfterEach();
 
 function keyring(db: TestDatabase): DataKeys {
   const keys = createDataKeys({ connectionString: db.url, master: masterKey(TEST_SECRETS.DATA_KEY_SECRET) });
-  open.push(keys);
+  closing(keys);
   return keys;
 }
 
@@ -44,15 +36,15 @@ function keyring(db: TestDatabase): DataKeys {
  */
 async function kurrentDb(): Promise<{ url: string; store: EventStore }> {
   const double = await startKurrentDbDouble();
-  open.push({ close: () => double.stop() });
+  closing({ close: () => double.stop() });
   const store = createKurrentDbEventStore({ connectionString: double.connectionString, logger });
-  open.push(store);
+  closing(store);
   return { url: double.connectionString, store };
 }
 
 function postgresStore(db: TestDatabase): EventStore {
   const store = createPostgresEventStore({ connectionString: db.url, logger });
-  open.push(store);
+  closing(store);
   return store;
 }
 

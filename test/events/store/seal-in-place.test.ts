@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'slonik';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { RecordedEvent } from '../../../src/events/envelope.ts';
 import { createDataKeys, type DataKeys } from '../../../src/events/store/data-keys.ts';
@@ -11,7 +11,8 @@ import { withSealing } from '../../../src/events/store/sealing.ts';
 import { upcast } from '../../../src/events/upcasters.ts';
 import { createLogger } from '../../../src/http/logger.ts';
 import { masterKey } from '../../../src/lib/sealed-box.ts';
-import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { closeAfterEach } from '../../support/closing.ts';
+import type { TestDatabase } from '../../support/database.ts';
 import { databaseText } from '../../support/database-text.ts';
 import {
   appendEventsFromBefore,
@@ -26,16 +27,7 @@ const SECRET_A = 'first-master-secret-0123456789abcdefghijklmn';
 const SECRET_B = 'second-master-secret-0123456789abcdefghijklm';
 const everyPlainValue = [...PLAIN.ann, ...PLAIN.bob];
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
-
-async function database(): Promise<TestDatabase> {
-  const db = await createTestDatabase();
-  open.push({ close: () => db.drop() });
-  return db;
-}
+const { closing, database } = closeAfterEach();
 
 function keyring(db: TestDatabase, secret = SECRET_A, previous: string[] = []): DataKeys {
   const keys = createDataKeys({
@@ -43,14 +35,14 @@ function keyring(db: TestDatabase, secret = SECRET_A, previous: string[] = []): 
     master: masterKey(secret),
     previous: previous.map(masterKey),
   });
-  open.push(keys);
+  closing(keys);
   return keys;
 }
 
 /** The store as the service builds it: sealing around a PostgreSQL store, upcasting after opening. */
 function sealingStore(db: TestDatabase, keys: DataKeys): EventStore {
   const store = createPostgresEventStore({ connectionString: db.url, logger });
-  open.push(store);
+  closing(store);
   return withSealing(store, keys, upcast);
 }
 
@@ -182,7 +174,7 @@ describe('sealStoredEvents: events from before sealing, sealed in place', () => 
     // Bob's erasure is in the log; ann's is asked for and under way. Bob then came back, and a process
     // still on the old version wrote his new comment in the clear.
     const plainStore = createPostgresEventStore({ connectionString: db.url, logger });
-    open.push(plainStore);
+    closing(plainStore);
     const erasure = { userId: 'bob', erasureId: randomUUID(), at: new Date().toISOString() };
     await plainStore.append('userPrivacy-bob', [event('userErased', erasure)], 'no_stream');
     await db.pool.query(sql.unsafe`
