@@ -54,6 +54,8 @@ export const moderationProjection: Projection<ModerationTable> = {
   categories: [COMMENTS_CATEGORY, MODERATION_CATEGORY, ERASURES],
   // It reads every comment for the moderators' views, which no poll waits for.
   gatherMs: 100,
+  // A comment's text is never kept here: only who wrote it where.
+  unopened: ['commentPosted'],
   tables: ['comment_bans', 'comment_moderators', 'comment_moderation_events', 'moderated_comments'],
 
   async createTables(db, tables) {

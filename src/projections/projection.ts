@@ -21,6 +21,11 @@ export interface Projection<Name extends string = string> {
    * for high-volume events whose readers can wait, each batch being a transaction (decision 022).
    */
   readonly gatherMs?: number;
+  /**
+   * Event types of its categories whose personal fields `apply` never reads: they come unopened, as
+   * null (decision 048), which spares the projection opening what it would not use.
+   */
+  readonly unopened?: readonly string[];
   /** Creates the tables (and their indexes) in an empty schema. */
   createTables(db: CommonQueryMethods, tables: Tables<Name>): Promise<void>;
   /**

@@ -76,6 +76,7 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
         after: position,
         categories: projection.categories,
         maxCount: batchSize,
+        ...(projection.unopened === undefined ? {} : { unopened: projection.unopened }),
       });
       const last = batch.at(-1);
       if (!last) return false;

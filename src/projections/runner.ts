@@ -141,6 +141,7 @@ export function startProjectionRunner(options: ProjectionRunnerOptions): Project
       batchSize,
       signal,
       ...(projection.gatherMs === undefined ? {} : { gatherMs: projection.gatherMs }),
+      ...(projection.unopened === undefined ? {} : { unopened: projection.unopened }),
     });
     for await (const batch of subscription) {
       const outcome = await applyOrFindCulprit(projection, live.generation, position, batch);

@@ -82,8 +82,9 @@ export function createDataKeys(options: DataKeysOptions): DataKeys {
     opened.copy(key);
     return key;
   };
-  const remember = (row: Row): DataKey => {
-    const key = unwrap(row);
+  /** Caches a key found in a row; `plain` when this process made it and needs no unwrapping. */
+  const remember = (row: Row, plain?: Buffer): DataKey => {
+    const key = plain ?? unwrap(row);
     byId.set(row.key_id, { userId: row.user_id, key });
     byUser.set(row.user_id, row.key_id);
     return { id: row.key_id, key };
@@ -92,29 +93,36 @@ export function createDataKeys(options: DataKeysOptions): DataKeys {
   /**
    * Makes the keys of users first seen together in one statement (`batched`: a crowd of new commenters
    * costs a round trip per turn of the event loop, not one each). The statement inserts a key for each, or
-   * finds the one another process made first.
+   * finds the one another process made first. The wrapped keys, all of one length, go as one binary
+   * parameter: an array of them would travel as hex text, escaped element by element.
    */
   const make = batched(async (userIds: readonly string[]): Promise<DataKey[]> => {
     const found = new Map<string, DataKey>();
     for (let missing = [...new Set(userIds)]; missing.length > 0;) {
-      const fresh = missing.map(() => {
-        const id = randomUUID();
-        return { id, wrapped: seal(options.master.key, newDataKey(), wrapContext(id)) };
-      });
+      const fresh = new Map<string, { key: Buffer; wrapped: Buffer }>(
+        missing.map(() => {
+          const id: string = randomUUID();
+          const key = newDataKey();
+          return [id, { key, wrapped: seal(options.master.key, key, wrapContext(id)) }] as const;
+        }),
+      );
+      const wrapped = [...fresh.values()].map((f) => f.wrapped);
+      const width = wrapped[0]?.length ?? 0;
       // Named: prepared once per connection, as it runs for every batch of new users.
       const { rows } = await making.query<Row>({
         name: 'data-keys-make',
         text: `WITH wanted AS (
-           SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[]) AS w (key_id, user_id, wrapped)),
+           SELECT w.key_id, w.user_id, substring($3::bytea FROM (w.n::int - 1) * $5::int + 1 FOR $5::int) AS wrapped
+           FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS w (key_id, user_id, n)),
          made AS (
            INSERT INTO data_keys (key_id, user_id, wrapped, master_id)
            SELECT key_id, user_id, wrapped, $4 FROM wanted
            ON CONFLICT (user_id) DO NOTHING RETURNING key_id, user_id, wrapped, master_id)
          SELECT * FROM made UNION ALL
          SELECT k.key_id, k.user_id, k.wrapped, k.master_id FROM data_keys k JOIN wanted w USING (user_id)`,
-        values: [fresh.map((f) => f.id), missing, fresh.map((f) => f.wrapped), options.master.id],
+        values: [[...fresh.keys()], missing, Buffer.concat(wrapped), options.master.id, width],
       });
-      for (const row of rows) found.set(row.user_id, remember(row));
+      for (const row of rows) found.set(row.user_id, remember(row, fresh.get(row.key_id)?.key));
       // A user missing from both halves: another transaction's key committed between insert and snapshot.
       missing = missing.filter((u) => !found.has(u));
     }

@@ -28,6 +28,11 @@ export interface ReadAllOptions {
   /** Only streams of these categories; empty or absent reads every stream. */
   readonly categories?: readonly string[];
   readonly maxCount: number;
+  /**
+   * Event types whose personal fields the reader never reads: a store that seals them (decision 048)
+   * leaves them sealed and gives them as null, as if erased, which spares opening them.
+   */
+  readonly unopened?: readonly string[];
 }
 
 export interface SubscribeOptions extends Omit<ReadAllOptions, 'maxCount'> {

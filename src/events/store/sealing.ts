@@ -43,11 +43,37 @@ function fieldsOf(type: string): PersonalFields | undefined {
   return Object.hasOwn(personalData, type) ? personalData[type] : undefined;
 }
 
+/** What a box holds, told by the process that sealed it. */
+type Sealing = (box: string, context: string, value: Json) => void;
+
+/**
+ * The plain strings this process sealed lately, by box: its own projections read the events back within
+ * milliseconds and need not open what it has just sealed. A box is taken from here only in the event and
+ * field it was sealed for, and only once its key was found (an erased key still reads as null). Strings
+ * only, so that no two readers share an object.
+ */
+function recentlySealed(max: number) {
+  const boxes = new Map<string, { readonly context: string; readonly value: string }>();
+  const add: Sealing = (box, at, value) => {
+    if (typeof value !== 'string') return;
+    boxes.set(box, { context: at, value });
+    if (boxes.size <= max) return;
+    const oldest = boxes.keys().next();
+    if (!oldest.done) boxes.delete(oldest.value);
+  };
+  const find = (box: string, at: string): string | undefined => {
+    const found = boxes.get(box);
+    return found?.context === at ? found.value : undefined;
+  };
+  return { add, find };
+}
+
 /** Seals the personal fields of one event with its subject's key (nothing to seal: the event as it is). */
 export async function sealEvent(
   keys: Pick<DataKeys, 'keyOf'>,
   stream: string,
   event: Pick<EventToAppend, 'id' | 'type' | 'data'>,
+  sealed?: Sealing,
 ): Promise<Json> {
   const fields = fieldsOf(event.type);
   if (!fields) return event.data;
@@ -62,52 +88,58 @@ export async function sealEvent(
     if (plain.length === 0) continue;
     key ??= await keys.keyOf(fields.subject(event.data, stream));
     const { id, key: secret } = key;
-    data = mapPath(data, path, (value) =>
-      value === null || asSealed(value)
-        ? value
-        : {
-            sealed: 'v1',
-            key: id,
-            box: seal(secret, Buffer.from(JSON.stringify(value), 'utf8'), context(event.id, path)).toString(
-              'base64',
-            ),
-          },
-    );
+    const at = context(event.id, path);
+    data = mapPath(data, path, (value) => {
+      if (value === null || asSealed(value)) return value;
+      const box = seal(secret, Buffer.from(JSON.stringify(value), 'utf8'), at).toString('base64');
+      sealed?.(box, at, value);
+      return { sealed: 'v1', key: id, box };
+    });
   }
   return data;
 }
 
-/** Opens the sealed fields of a batch with one lookup of their keys. */
+/**
+ * Opens the sealed fields of a batch with one lookup of their keys; those of the `unopened` types read as
+ * null.
+ */
 async function openEvents(
   keys: Pick<DataKeys, 'byIds'>,
   events: readonly RecordedEvent[],
+  unopened: ReadonlySet<string>,
+  recent: Pick<ReturnType<typeof recentlySealed>, 'find'>,
 ): Promise<RecordedEvent[]> {
-  const ids = new Set<string>();
+  const boxes: { readonly key: string; readonly wanted: boolean }[] = [];
   for (const event of events) {
     const fields = fieldsOf(event.type);
     if (!fields) continue;
+    const wanted = !unopened.has(event.type);
     for (const path of fields.paths)
       mapPath(event.data, path, (value) => {
         const sealed = asSealed(value);
-        if (sealed) ids.add(sealed.key);
+        if (sealed) boxes.push({ key: sealed.key, wanted });
         return value;
       });
   }
-  if (ids.size === 0) return [...events];
-  const found = await keys.byIds([...ids]);
+  if (boxes.length === 0) return [...events];
+  const ids = new Set(boxes.filter((b) => b.wanted).map((b) => b.key));
+  const found = ids.size === 0 ? new Map<string, null>() : await keys.byIds([...ids]);
   return events.map((event) => {
     const fields = fieldsOf(event.type);
     if (!fields) return event;
+    const wanted = !unopened.has(event.type);
     let data = event.data;
     for (const path of fields.paths)
       data = mapPath(data, path, (value) => {
         const sealed = asSealed(value);
         if (!sealed) return value;
-        const key = found.get(sealed.key) ?? null;
+        const key = wanted ? (found.get(sealed.key) ?? null) : null;
         if (key === null) return null;
-        return JSON.parse(
-          open(key, Buffer.from(sealed.box, 'base64'), context(event.id, path)).toString('utf8'),
-        ) as Json;
+        const at = context(event.id, path);
+        return (
+          recent.find(sealed.box, at) ??
+          (JSON.parse(open(key, Buffer.from(sealed.box, 'base64'), at).toString('utf8')) as Json)
+        );
       });
     return data === event.data ? event : { ...event, data };
   });
@@ -118,19 +150,22 @@ async function openEvents(
  * brought up after their fields are opened, so an upcaster sees plain values.
  */
 export function withSealing(store: EventStore, keys: DataKeys, upcast: Upcast = noUpcast): EventStore {
-  const read = async (events: readonly RecordedEvent[]) => (await openEvents(keys, events)).map(upcast);
+  // About a second of comments at full speed; the live projections read within tens of milliseconds.
+  const recent = recentlySealed(2_048);
+  const read = async (events: readonly RecordedEvent[], unopened?: readonly string[]) =>
+    (await openEvents(keys, events, new Set(unopened), recent)).map(upcast);
   return {
     kind: store.kind,
     async append(stream, events, expected, options) {
       const sealed = await Promise.all(
-        events.map(async (event) => ({ ...event, data: await sealEvent(keys, stream, event) })),
+        events.map(async (event) => ({ ...event, data: await sealEvent(keys, stream, event, recent.add) })),
       );
       return store.append(stream, sealed, expected, options);
     },
     readStream: async (stream, options) => read(await store.readStream(stream, options)),
-    readAll: async (options) => read(await store.readAll(options)),
+    readAll: async (options) => read(await store.readAll(options), options.unopened),
     async *subscribe(options) {
-      for await (const batch of store.subscribe(options)) yield await read(batch);
+      for await (const batch of store.subscribe(options)) yield await read(batch, options.unopened);
     },
     prepareFor(userId) {
       // The append asks again and meets a failure there, where a caller handles it.

@@ -176,6 +176,30 @@ describe('the sealing event store', () => {
     await closeAll(s);
   });
 
+  it('leaves the types a reader calls unopened sealed, as null, and opens the rest of its batch', async () => {
+    const s = open();
+    const category = freshCategory();
+    const user = `reader-${randomUUID()}`;
+    const reported = testEvent('commentReported', { reporterId: user, note: 'a note' });
+    await s.sealed.append(`${category}-a`, [comment(user, 'not for this reader')], 'no_stream');
+    await s.sealed.append(`${category}-b`, [reported], 'no_stream');
+    const asked = { after: null, categories: [category], unopened: ['commentPosted'] };
+    const expected = [
+      { type: 'commentPosted', data: expect.objectContaining({ authorId: user, text: null }) as unknown },
+      { type: 'commentReported', data: { reporterId: user, note: 'a note' } },
+    ];
+    expect(await s.sealed.readAll({ ...asked, maxCount: 10 })).toMatchObject(expected);
+    const stop = new AbortController();
+    for await (const batch of s.sealed.subscribe({ ...asked, signal: stop.signal })) {
+      expect(batch).toMatchObject(expected);
+      stop.abort();
+    }
+    // Without the option, the same reader opens both.
+    const all = await s.sealed.readAll({ after: null, categories: [category], maxCount: 10 });
+    expect(all[0]?.data).toMatchObject({ text: 'not for this reader' });
+    await closeAll(s);
+  });
+
   it('passes events with nothing personal through untouched', async () => {
     const s = open();
     const stream = `${freshCategory()}-x`;
