@@ -43,8 +43,8 @@ function fieldsOf(type: string): PersonalFields | undefined {
   return Object.hasOwn(personalData, type) ? personalData[type] : undefined;
 }
 
-/** What a box holds, told by the process that sealed it. */
-type Sealing = (box: string, context: string, value: Json) => void;
+/** Told of each box as it is sealed: the box, where it belongs, and the plain value it holds. */
+type OnSealed = (box: string, context: string, value: Json) => void;
 
 /**
  * The plain strings this process sealed lately, by box: its own projections read the events back within
@@ -54,7 +54,7 @@ type Sealing = (box: string, context: string, value: Json) => void;
  */
 function recentlySealed(max: number) {
   const boxes = new Map<string, { readonly context: string; readonly value: string }>();
-  const add: Sealing = (box, at, value) => {
+  const add: OnSealed = (box, at, value) => {
     if (typeof value !== 'string') return;
     boxes.set(box, { context: at, value });
     if (boxes.size <= max) return;
@@ -73,7 +73,7 @@ export async function sealEvent(
   keys: Pick<DataKeys, 'keyOf'>,
   stream: string,
   event: Pick<EventToAppend, 'id' | 'type' | 'data'>,
-  sealed?: Sealing,
+  onSealed?: OnSealed,
 ): Promise<Json> {
   const fields = fieldsOf(event.type);
   if (!fields) return event.data;
@@ -92,7 +92,7 @@ export async function sealEvent(
     data = mapPath(data, path, (value) => {
       if (value === null || asSealed(value)) return value;
       const box = seal(secret, Buffer.from(JSON.stringify(value), 'utf8'), at).toString('base64');
-      sealed?.(box, at, value);
+      onSealed?.(box, at, value);
       return { sealed: 'v1', key: id, box };
     });
   }
