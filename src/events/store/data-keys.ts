@@ -47,19 +47,24 @@ interface Row {
   master_id: string;
 }
 
+const MAKING_CONNECTIONS = 2;
 const wrapContext = (keyId: string) => `data-key:${keyId}`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function createDataKeys(options: DataKeysOptions): DataKeys {
-  // Each statement planned for the table as it is: a plan cached while `data_keys` was small scans it
-  // whole, and went on doing so for every batch of keys as it grew, until the next ANALYZE.
-  const planEachTime = '-c plan_cache_mode=force_custom_plan';
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: 2, options: planEachTime });
+  // Lookups planned for the table as it is: a plan cached while `data_keys` was small scans it whole, and
+  // went on doing so for every batch of keys as it grew, until the next ANALYZE.
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: 2,
+    options: '-c plan_cache_mode=force_custom_plan',
+  });
+  // Only inserts, which have no plan to choose (they probe the unique indexes), so they stay prepared.
   // See `eventsInThisDatabase`.
   const making = new pg.Pool({
     connectionString: options.connectionString,
-    max: 2,
-    options: options.eventsInThisDatabase ? `${planEachTime} -c synchronous_commit=off` : planEachTime,
+    max: MAKING_CONNECTIONS,
+    ...(options.eventsInThisDatabase ? { options: '-c synchronous_commit=off' } : {}),
   });
   const masters = new Map([options.master, ...(options.previous ?? [])].map((m) => [m.id, m]));
   const max = options.cacheSize ?? 50_000;
@@ -82,56 +87,66 @@ export function createDataKeys(options: DataKeysOptions): DataKeys {
     opened.copy(key);
     return key;
   };
-  /** Caches a key found in a row; `plain` when this process made it and needs no unwrapping. */
-  const remember = (row: Row, plain?: Buffer): DataKey => {
-    const key = plain ?? unwrap(row);
-    byId.set(row.key_id, { userId: row.user_id, key });
-    byUser.set(row.user_id, row.key_id);
-    return { id: row.key_id, key };
+  const remember = (keyId: string, userId: string, key: Buffer): DataKey => {
+    byId.set(keyId, { userId, key });
+    byUser.set(userId, keyId);
+    return { id: keyId, key };
   };
+  const rememberRow = (row: Row): DataKey => remember(row.key_id, row.user_id, unwrap(row));
 
   /**
-   * Makes the keys of users first seen together in one statement (`batched`: a crowd of new commenters
-   * costs a round trip per turn of the event loop, not one each). The statement inserts a key for each, or
-   * finds the one another process made first. The wrapped keys, all of one length, go as one binary
-   * parameter: an array of them would travel as hex text, escaped element by element.
+   * Makes the keys of users first seen together in one insert (`batched`: a crowd of new commenters costs
+   * a statement per turn of the event loop, or per return of a statement while both connections are
+   * busy, not one each). The wrapped keys, all of one length, go as one
+   * binary parameter: an array of them would travel as hex text, escaped element by element. The users
+   * who had a key already (made by another process, or before this one started) are read after; a user
+   * found in neither had the key erased in between, and is tried again.
    */
-  const make = batched(async (userIds: readonly string[]): Promise<DataKey[]> => {
-    const found = new Map<string, DataKey>();
-    for (let missing = [...new Set(userIds)]; missing.length > 0;) {
-      const fresh = new Map<string, { key: Buffer; wrapped: Buffer }>(
-        missing.map(() => {
-          const id: string = randomUUID();
-          const key = newDataKey();
-          return [id, { key, wrapped: seal(options.master.key, key, wrapContext(id)) }] as const;
-        }),
-      );
-      const wrapped = [...fresh.values()].map((f) => f.wrapped);
-      const width = wrapped[0]?.length ?? 0;
-      // Named: prepared once per connection, as it runs for every batch of new users.
-      const { rows } = await making.query<Row>({
-        name: 'data-keys-make',
-        text: `WITH wanted AS (
-           SELECT w.key_id, w.user_id, substring($3::bytea FROM (w.n::int - 1) * $5::int + 1 FOR $5::int) AS wrapped
-           FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS w (key_id, user_id, n)),
-         made AS (
-           INSERT INTO data_keys (key_id, user_id, wrapped, master_id)
-           SELECT key_id, user_id, wrapped, $4 FROM wanted
-           ON CONFLICT (user_id) DO NOTHING RETURNING key_id, user_id, wrapped, master_id)
-         SELECT * FROM made UNION ALL
-         SELECT k.key_id, k.user_id, k.wrapped, k.master_id FROM data_keys k JOIN wanted w USING (user_id)`,
-        values: [[...fresh.keys()], missing, Buffer.concat(wrapped), options.master.id, width],
+  const make = batched(
+    async (userIds: readonly string[]): Promise<DataKey[]> => {
+      const found = new Map<string, DataKey>();
+      for (let missing = [...new Set(userIds)]; missing.length > 0;) {
+        const fresh = new Map<string, { key: Buffer; wrapped: Buffer }>(
+          missing.map(() => {
+            const id: string = randomUUID();
+            const key = newDataKey();
+            return [id, { key, wrapped: seal(options.master.key, key, wrapContext(id)) }] as const;
+          }),
+        );
+        const wrapped = [...fresh.values()].map((f) => f.wrapped);
+        const width = wrapped[0]?.length ?? 0;
+        // Named: prepared once per connection, as it runs for every batch of new users.
+        const made = await making.query<Pick<Row, 'key_id' | 'user_id'>>({
+          name: 'data-keys-make',
+          text: `INSERT INTO data_keys (key_id, user_id, wrapped, master_id)
+               SELECT w.key_id, w.user_id, substring($3::bytea FROM (w.n::int - 1) * $5::int + 1 FOR $5::int), $4
+               FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS w (key_id, user_id, n)
+               ON CONFLICT (user_id) DO NOTHING RETURNING key_id, user_id`,
+          values: [[...fresh.keys()], missing, Buffer.concat(wrapped), options.master.id, width],
+        });
+        for (const row of made.rows) {
+          const own = fresh.get(row.key_id);
+          if (own) found.set(row.user_id, remember(row.key_id, row.user_id, own.key));
+        }
+        const taken = missing.filter((u) => !found.has(u));
+        if (taken.length > 0) {
+          const { rows } = await pool.query<Row>({
+            name: 'data-keys-of-users',
+            text: 'SELECT key_id, user_id, wrapped, master_id FROM data_keys WHERE user_id = ANY($1::text[])',
+            values: [taken],
+          });
+          for (const row of rows) found.set(row.user_id, rememberRow(row));
+        }
+        missing = taken.filter((u) => !found.has(u));
+      }
+      return userIds.map((u) => {
+        const key = found.get(u);
+        if (!key) throw new Error('a data key was neither made nor found');
+        return key;
       });
-      for (const row of rows) found.set(row.user_id, remember(row, fresh.get(row.key_id)?.key));
-      // A user missing from both halves: another transaction's key committed between insert and snapshot.
-      missing = missing.filter((u) => !found.has(u));
-    }
-    return userIds.map((u) => {
-      const key = found.get(u);
-      if (!key) throw new Error('a data key was neither made nor found');
-      return key;
-    });
-  });
+    },
+    { inFlight: MAKING_CONNECTIONS },
+  );
 
   return {
     keyOf(userId) {
@@ -159,7 +174,7 @@ export function createDataKeys(options: DataKeysOptions): DataKeys {
         text: 'SELECT key_id, user_id, wrapped, master_id FROM data_keys WHERE key_id = ANY($1::uuid[])',
         values: [missing],
       });
-      for (const row of rows) found.set(row.key_id, remember(row).key);
+      for (const row of rows) found.set(row.key_id, rememberRow(row).key);
       for (const id of missing) if (!found.has(id)) found.set(id, null);
       return found;
     },

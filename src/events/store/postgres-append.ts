@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import pg from 'pg';
+import { batchGate } from '../../lib/batched.ts';
 import type { EventToAppend } from '../envelope.ts';
 import type { AppendResult, ExpectedRevision } from './port.ts';
 import { WrongExpectedRevisionError } from './port.ts';
@@ -137,24 +138,12 @@ export function createAppend(pool: pg.Pool, written: (stream: string) => void): 
     return answers;
   }
 
-  let inFlight = 0;
-  const held: (() => void)[] = [];
-  const sendGroup = async (group: readonly PendingAppend[]) => {
-    inFlight += 1;
-    try {
-      return await appendGroup(group);
-    } finally {
-      inFlight -= 1;
-      held.shift()?.();
-    }
-  };
+  const gate = batchGate(() => groupsInFlight(pool));
+  const sendGroup = (group: readonly PendingAppend[]) => gate.run(() => appendGroup(group));
   const loader = new DataLoader<PendingAppend, AppendResult>(sendGroup, {
     cache: false,
     maxBatchSize: MAX_GROUP,
-    batchScheduleFn: (dispatch) => {
-      if (inFlight < groupsInFlight(pool)) setImmediate(dispatch);
-      else held.push(dispatch);
-    },
+    batchScheduleFn: gate.schedule,
   });
   // Appends that may linger gather for that long (per length asked), then go as one group.
   const lingering = new Map<number, DataLoader<PendingAppend, AppendResult>>();

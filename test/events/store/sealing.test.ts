@@ -159,6 +159,23 @@ describe('the sealing event store', () => {
     await closeAll(a, b);
   });
 
+  it('finds the key a user already has when a process started later first meets the user', async () => {
+    const earlier = open();
+    const users = [`returning-${randomUUID()}`, `returning-${randomUUID()}`];
+    const made = await Promise.all(users.map((u) => earlier.keys.keyOf(u)));
+    const later = open();
+    const newcomer = `newcomer-${randomUUID()}`;
+    // One batch: two users whose keys exist, and one whose key is made now.
+    const [first, second, third] = await Promise.all([...users, newcomer].map((u) => later.keys.keyOf(u)));
+    expect([first?.id, second?.id]).toEqual(made.map((k) => k.id));
+    expect(first?.key.equals(made[0]?.key ?? Buffer.alloc(0))).toBe(true);
+    expect(made.map((k) => k.id)).not.toContain(third?.id);
+    const count = await db.pool.oneFirst(sql.type(z.object({ n: z.coerce.number() }))`
+      SELECT count(*) AS n FROM data_keys WHERE user_id = ANY(${sql.array([...users, newcomer], 'text')})`);
+    expect(count).toBe(3);
+    await closeAll(earlier, later);
+  });
+
   it('makes a user’s key on the hint that the user will write, and seals the append with that key', async () => {
     const s = open();
     const user = `hinted-${randomUUID()}`;
