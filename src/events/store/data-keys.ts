@@ -66,6 +66,10 @@ export function createDataKeys(options: DataKeysOptions): DataKeys {
     max: MAKING_CONNECTIONS,
     ...(options.eventsInThisDatabase ? { options: '-c synchronous_commit=off' } : {}),
   });
+  // An idle connection that drops (a server restart, a network cut) is an 'error' on its pool, which
+  // would end the process unheard; the pool has already let the client go, and the next query opens
+  // another, as a query that fails meanwhile tells its caller.
+  for (const p of [pool, making]) p.on('error', () => undefined);
   const masters = new Map([options.master, ...(options.previous ?? [])].map((m) => [m.id, m]));
   const max = options.cacheSize ?? 50_000;
   const byId = new LRUCache<string, { userId: string; key: Buffer }>({ max });

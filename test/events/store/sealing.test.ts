@@ -176,6 +176,27 @@ describe('the sealing event store', () => {
     await closeAll(earlier, later);
   });
 
+  it('goes on making and finding keys after its idle connections were cut', async () => {
+    const s = open();
+    const before = await s.keys.keyOf(`cut-${randomUUID()}`);
+    await s.keys.byIds([before.id]);
+    // Every other backend of this database: the keys' pools among them.
+    await db.pool.query(sql.unsafe`
+      SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+      WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+    await eventually(
+      () =>
+        s.keys.keyOf(`after-cut-${randomUUID()}`).then(
+          () => true,
+          () => false,
+        ),
+      (made) => made,
+    );
+    s.keys.forget();
+    expect((await s.keys.byIds([before.id])).get(before.id)?.equals(before.key)).toBe(true);
+    await closeAll(s);
+  });
+
   it('makes a user’s key on the hint that the user will write, and seals the append with that key', async () => {
     const s = open();
     const user = `hinted-${randomUUID()}`;
